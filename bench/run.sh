@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Benchmarks solgate on this machine (release build, real HTTP over loopback, the load
+# generator on the same cores): embedded on SQLite, embedded on PostgreSQL, and scaled out
+# (gateway + conductor processes, PostgreSQL + RabbitMQ).
+#   bench/run.sh ["connection counts"] [seconds]      e.g. bench/run.sh "2 16" 10
+# Needs PostgreSQL and RabbitMQ for the last two (deploy/scripts/services.sh starts them).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+connections=${1:-2 16}
+seconds=${2:-10}
+source deploy/scripts/services.sh
+ensure_services >/dev/null
+cargo build --release -q -p solgate -p solgate-bench
+bin=target/release
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# Starts `solgate <role>` with extra env; prints its base URL. Processes of one
+# deployment share a data directory (the package store).
+start() { # name data-dir role env...
+    local name=$1 data=$2 role=$3; shift 3
+    env "$@" SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
+        "$bin/solgate" "$role" --listen 127.0.0.1:0 --data-dir "$work/$data" 2>"$work/$name.log" &
+    pids+=($!)
+    for _ in $(seq 1 200); do
+        local address
+        address=$(grep -o '"address":"[^"]*"' "$work/$name.log" 2>/dev/null | head -n 1 | cut -d'"' -f4)
+        if [ -n "$address" ]; then echo "http://$address"; return 0; fi
+        sleep 0.1
+    done
+    echo "solgate $role did not start:" >&2; cat "$work/$name.log" >&2; return 1
+}
+
+pg_db() { # creates a database, prints its URL
+    local name="solgate_bench_$RANDOM$RANDOM"
+    psql "$SOLGATE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $name" >/dev/null
+    echo "${SOLGATE_TEST_POSTGRES_URL%/*}/$name"
+}
+
+echo "== embedded, SQLite (synchronous=FULL)"
+url=$(start sqlite sqlite serve)
+for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite c=$c" all; done
+
+echo "== embedded, SQLite with database.sqlite_synchronous = normal (durable across a crash, not a power loss)"
+url=$(start sqlite-normal sqlite-normal serve SOLGATE__DATABASE__SQLITE_SYNCHRONOUS=normal)
+for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite-normal c=$c" create; done
+for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite-normal c=$c" lcm; done
+
+echo "== embedded, PostgreSQL"
+db=$(pg_db)
+url=$(start pg pg serve SOLGATE_DATABASE_URL="$db")
+for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "postgres c=$c" all; done
+
+echo "== scaled out: gateway + conductor processes, PostgreSQL + RabbitMQ"
+db=$(pg_db)
+prefix="solgate-bench-$RANDOM"
+common=(SOLGATE_DATABASE_URL="$db" SOLGATE__RPC__TRANSPORT=amqp SOLGATE__RPC__AMQP_URL="$SOLGATE_TEST_AMQP_URL" SOLGATE__RPC__QUEUE_PREFIX="$prefix")
+env "${common[@]}" "$bin/solgate" migrate --data-dir "$work/so" >/dev/null 2>&1
+start so-conductor so conductor "${common[@]}" >/dev/null
+url=$(start so-gateway so gateway "${common[@]}")
+for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "scaled-out c=$c" all; done

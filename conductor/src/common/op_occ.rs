@@ -1,0 +1,86 @@
+//! VnfLcmOpOcc documents and the SOL003 operation states.
+
+use serde_json::{Value, json};
+
+pub const STARTING: &str = "STARTING";
+pub const PROCESSING: &str = "PROCESSING";
+pub const COMPLETED: &str = "COMPLETED";
+pub const FAILED_TEMP: &str = "FAILED_TEMP";
+pub const FAILED: &str = "FAILED";
+pub const ROLLING_BACK: &str = "ROLLING_BACK";
+pub const ROLLED_BACK: &str = "ROLLED_BACK";
+
+/// Work a conductor takes up (`pending_action`).
+pub const ACTION_START: &str = "start";
+pub const ACTION_RETRY: &str = "retry";
+pub const ACTION_ROLLBACK: &str = "rollback";
+
+/// States an operation never leaves.
+pub fn is_final(state: &str) -> bool {
+    matches!(state, COMPLETED | FAILED | ROLLED_BACK)
+}
+
+/// SOL003 LcmOperationType values and whether solgate can roll them back (SOL003 leaves
+/// it to the VNFM; Tacker supports the same set).
+pub fn rollback_supported(operation: &str, params: &Value) -> bool {
+    match operation {
+        "INSTANTIATE" | "MODIFY_INFO" | "CHANGE_EXT_CONN" | "CHANGE_VNFPKG" | "CHANGE_FLAVOUR" | "SCALE_TO_LEVEL" => {
+            true
+        }
+        "SCALE" => params["type"] == "SCALE_OUT",
+        _ => false,
+    }
+}
+
+/// A new occurrence (`isAutomaticInvocation` false, not cancel-pending).
+pub fn new_document(id: &str, instance_id: &str, operation: &str, params: &Value, state: &str, now: &str) -> Value {
+    json!({
+        "id": id,
+        "operationState": state,
+        "stateEnteredTime": now,
+        "startTime": now,
+        "vnfInstanceId": instance_id,
+        "operation": operation,
+        "isAutomaticInvocation": false,
+        "operationParams": params,
+        "isCancelPending": false,
+    })
+}
+
+/// Moves the document to `state`; `stateEnteredTime` changes on every transition.
+pub fn set_state(document: &mut Value, state: &str, now: &str) {
+    document["operationState"] = json!(state);
+    document["stateEnteredTime"] = json!(now);
+}
+
+/// SOL013 ProblemDetails for an operation's `error`.
+pub fn problem(status: u16, title: &str, detail: &str) -> Value {
+    json!({ "status": status, "title": title, "detail": detail })
+}
+
+/// Sets or clears `error`.
+pub fn set_error(document: &mut Value, error: Option<Value>) {
+    if let Value::Object(map) = document {
+        match error {
+            Some(error) => {
+                map.insert("error".to_owned(), error);
+            }
+            None => {
+                map.shift_remove("error");
+            }
+        }
+    }
+}
+
+/// Whether the notification for entering `state` is a START or a RESULT one. START marks
+/// the start of work: STARTING, MODIFY_INFO's first PROCESSING, PROCESSING entered by a
+/// retry and ROLLING_BACK (SOL003's texts for retry and rollback; Tacker sends RESULT
+/// there).
+pub fn notification_status(state: &str, operation: &str, previous_state: Option<&str>) -> &'static str {
+    match (state, previous_state) {
+        (STARTING, _) | (ROLLING_BACK, _) => "START",
+        (PROCESSING, None) if operation == "MODIFY_INFO" => "START",
+        (PROCESSING, Some(FAILED_TEMP)) => "START",
+        _ => "RESULT",
+    }
+}

@@ -1,0 +1,222 @@
+//! From the VNFD and an operation's parameters to the [`DeploymentPlan`] an infra driver
+//! realizes. The same functions check requests at the gateway (400/422 at request time,
+//! not a later ROLLED_BACK as in Tacker) and build plans in the conductor.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use solgate_drivers::{DeploymentPlan, VduTarget};
+use solgate_vnfpkg::{Flavour, Vnfd};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("FlavourId {0} not found in the VNFD.")]
+    UnknownFlavour(String),
+    #[error("InstantiationLevelId {level} not found in flavour {flavour} of the VNFD.")]
+    UnknownInstantiationLevel { level: String, flavour: String },
+    #[error("Invalid aspectId '{0}'.")]
+    UnknownAspect(String),
+    #[error("Invalid numberOfSteps '{steps}': aspect {aspect} would go to scale level {target}, outside 0..{max}.")]
+    StepsOutOfRange { aspect: String, steps: i64, target: i64, max: u32 },
+    #[error("Invalid scaleLevel {level} for aspect {aspect}: its maximum is {max}.")]
+    LevelOutOfRange { aspect: String, level: i64, max: u32 },
+    #[error("VDU {vdu} would have {count} instances, outside the VNFD's bounds {min}..{max}.")]
+    VduOutOfBounds { vdu: String, count: u32, min: u32, max: u32 },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub fn flavour<'a>(vnfd: &'a Vnfd, flavour_id: &str) -> Result<&'a Flavour, PlanError> {
+    vnfd.flavour(flavour_id).ok_or_else(|| PlanError::UnknownFlavour(flavour_id.to_owned()))
+}
+
+/// Scale levels right after instantiation at a level (default level when `None`).
+pub fn initial_levels(flavour: &Flavour, level_id: Option<&str>) -> Result<BTreeMap<String, u32>, PlanError> {
+    flavour.initial_scale_levels(level_id).ok_or_else(|| PlanError::UnknownInstantiationLevel {
+        level: level_id.unwrap_or_default().to_owned(),
+        flavour: flavour.id.clone(),
+    })
+}
+
+/// VDU counts must stay within the VNFD's vdu_profile (the local NFVO's grant check).
+fn checked_targets(flavour: &Flavour, counts: BTreeMap<String, u32>) -> Result<Vec<VduTarget>, PlanError> {
+    counts
+        .into_iter()
+        .map(|(vdu_id, count)| {
+            if let Some(vdu) = flavour.vdu(&vdu_id) {
+                let profile = vdu.vdu_profile;
+                if count < profile.min_number_of_instances || count > profile.max_number_of_instances {
+                    return Err(PlanError::VduOutOfBounds {
+                        vdu: vdu_id,
+                        count,
+                        min: profile.min_number_of_instances,
+                        max: profile.max_number_of_instances,
+                    });
+                }
+            }
+            Ok(VduTarget { vdu_id, count })
+        })
+        .collect()
+}
+
+/// A plan with explicit VDU counts (checked against the VNFD's bounds).
+pub fn plan(
+    flavour: &Flavour,
+    counts: BTreeMap<String, u32>,
+    levels: BTreeMap<String, u32>,
+    ext: &ExtConnectivity,
+) -> Result<DeploymentPlan, PlanError> {
+    Ok(DeploymentPlan {
+        flavour_id: flavour.id.clone(),
+        vdus: checked_targets(flavour, counts)?,
+        virtual_links: flavour.virtual_links.iter().map(|vl| vl.id.clone()).collect(),
+        ext_virtual_links: ext.ext_virtual_links.clone(),
+        ext_managed_virtual_links: ext.ext_managed_virtual_links.clone(),
+        scale_levels: levels,
+    })
+}
+
+/// External connectivity of a plan.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExtConnectivity {
+    pub ext_virtual_links: Value,
+    pub ext_managed_virtual_links: Value,
+}
+
+impl ExtConnectivity {
+    pub fn from_params(params: &Value) -> Self {
+        Self {
+            ext_virtual_links: params.get("extVirtualLinks").cloned().unwrap_or_else(|| json!([])),
+            ext_managed_virtual_links: params.get("extManagedVirtualLinks").cloned().unwrap_or_else(|| json!([])),
+        }
+    }
+}
+
+/// The plan of an instantiation (InstantiateVnfRequest: flavourId, instantiationLevelId).
+pub fn for_instantiation(
+    vnfd: &Vnfd,
+    flavour_id: &str,
+    level_id: Option<&str>,
+    ext: &ExtConnectivity,
+) -> Result<DeploymentPlan, PlanError> {
+    let flavour = flavour(vnfd, flavour_id)?;
+    let levels = initial_levels(flavour, level_id)?;
+    let counts = flavour.initial_vdu_instances(level_id).ok_or_else(|| PlanError::UnknownInstantiationLevel {
+        level: level_id.unwrap_or_default().to_owned(),
+        flavour: flavour.id.clone(),
+    })?;
+    plan(flavour, counts, levels, ext)
+}
+
+/// The plan at given scale levels of every aspect.
+pub fn at_levels(
+    vnfd: &Vnfd,
+    flavour_id: &str,
+    levels: BTreeMap<String, u32>,
+    ext: &ExtConnectivity,
+) -> Result<DeploymentPlan, PlanError> {
+    let flavour = flavour(vnfd, flavour_id)?;
+    for (aspect, level) in &levels {
+        let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.clone()))?;
+        if *level > max {
+            return Err(PlanError::LevelOutOfRange { aspect: aspect.clone(), level: i64::from(*level), max });
+        }
+    }
+    let counts =
+        flavour.vdu_instances_at(&levels).ok_or_else(|| PlanError::Invalid("scale levels outside the VNFD".into()))?;
+    plan(flavour, counts, levels, ext)
+}
+
+/// Scale levels after a ScaleVnfRequest (`type`, `aspectId`, `numberOfSteps` default 1).
+pub fn scaled_levels(
+    flavour: &Flavour,
+    current: &BTreeMap<String, u32>,
+    params: &Value,
+) -> Result<BTreeMap<String, u32>, PlanError> {
+    let aspect = params["aspectId"].as_str().unwrap_or_default();
+    let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
+    let steps = params.get("numberOfSteps").and_then(Value::as_i64).unwrap_or(1);
+    let now = i64::from(current.get(aspect).copied().unwrap_or(0));
+    let target = match params["type"].as_str() {
+        Some("SCALE_IN") => now - steps,
+        _ => now + steps,
+    };
+    if steps < 1 || target < 0 || target > i64::from(max) {
+        return Err(PlanError::StepsOutOfRange { aspect: aspect.to_owned(), steps, target, max });
+    }
+    let mut levels = current.clone();
+    levels.insert(aspect.to_owned(), u32::try_from(target).unwrap_or(0));
+    Ok(levels)
+}
+
+/// Scale levels after a ScaleVnfToLevelRequest (`instantiationLevelId` or `scaleInfo`).
+pub fn levels_to(
+    flavour: &Flavour,
+    current: &BTreeMap<String, u32>,
+    params: &Value,
+) -> Result<BTreeMap<String, u32>, PlanError> {
+    if let Some(level_id) = params["instantiationLevelId"].as_str() {
+        return initial_levels(flavour, Some(level_id));
+    }
+    let Some(scale_info) = params["scaleInfo"].as_array() else {
+        return Err(PlanError::Invalid("Either instantiationLevelId or scaleInfo is required.".into()));
+    };
+    let mut levels = current.clone();
+    for entry in scale_info {
+        let aspect = entry["aspectId"].as_str().unwrap_or_default();
+        let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
+        let level = entry["scaleLevel"].as_i64().unwrap_or(-1);
+        if level < 0 || level > i64::from(max) {
+            return Err(PlanError::LevelOutOfRange { aspect: aspect.to_owned(), level, max });
+        }
+        levels.insert(aspect.to_owned(), u32::try_from(level).unwrap_or(0));
+    }
+    Ok(levels)
+}
+
+/// Scale levels recorded in `instantiatedVnfInfo.scaleStatus`.
+pub fn current_levels(instantiated: &Value) -> BTreeMap<String, u32> {
+    instantiated["scaleStatus"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|status| {
+            Some((status["aspectId"].as_str()?.to_owned(), u32::try_from(status["scaleLevel"].as_u64()?).ok()?))
+        })
+        .collect()
+}
+
+/// VNFCs per VDU in an `instantiatedVnfInfo`.
+pub fn current_counts(instantiated: &Value) -> BTreeMap<String, u32> {
+    let mut counts = BTreeMap::new();
+    for vnfc in instantiated["vnfcResourceInfo"].as_array().into_iter().flatten() {
+        if let Some(vdu) = vnfc["vduId"].as_str() {
+            *counts.entry(vdu.to_owned()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// VDU counts after moving aspects from `old` to `new` scale levels: each VDU changes by
+/// the difference of the aspects' deltas, relative to what it has now (so an
+/// instantiation level with explicit VDU counts stays the baseline).
+pub fn rescaled_counts(
+    flavour: &Flavour,
+    counts: &BTreeMap<String, u32>,
+    old: &BTreeMap<String, u32>,
+    new: &BTreeMap<String, u32>,
+) -> BTreeMap<String, u32> {
+    flavour
+        .vdus
+        .iter()
+        .map(|vdu| {
+            let mut count = i64::from(counts.get(&vdu.id).copied().unwrap_or(0));
+            for aspect in &flavour.scaling_aspects {
+                let before = i64::from(aspect.added_instances(&vdu.id, old.get(&aspect.id).copied().unwrap_or(0)));
+                let after = i64::from(aspect.added_instances(&vdu.id, new.get(&aspect.id).copied().unwrap_or(0)));
+                count += after - before;
+            }
+            (vdu.id.clone(), u32::try_from(count.max(0)).unwrap_or(0))
+        })
+        .collect()
+}

@@ -1,0 +1,931 @@
+//! VNF package onboarding off the request path (SOL005 clause 9: CREATED → UPLOADING →
+//! PROCESSING → ONBOARDED, or back to CREATED with `onboardingFailureDetails`).
+//!
+//! The gateway accepts the content (`PUT .../package_content`: a complete upload file in the
+//! package's directory; `upload_from_uri`: the address) and moves the package to UPLOADING in
+//! the transaction that writes the outbox row. [`process`] then runs here, reloading
+//! everything from the database, so a repeated message is harmless:
+//!
+//! 1. claim: record this conductor as the package's owner (in `upload_source`), unless a live
+//!    conductor owns it already — a restart never takes over a live peer's work (Tacker
+//!    defect 21 for LCM operations, same rule here);
+//! 2. UPLOADING: for an upload, move the file into place; for a URI, fetch it (bounded size
+//!    and time); the credentials are dropped in the transaction that enters PROCESSING;
+//! 3. PROCESSING: `solgate_vnfpkg::inspect` the zip, extract it, prepare the VNFD downloads,
+//!    then set ONBOARDED with the VNFD's identity in one transaction. `vnfdId` is set only
+//!    there, so the database's unique index refuses a second onboarding of a VNFD cleanly
+//!    (Tacker defect 24: a failed onboarding left a VNFD row behind).
+//!
+//! Any failure returns the package to CREATED with a ProblemDetails in
+//! `onboardingFailureDetails` and removes every file onboarding wrote. The package's outbox
+//! rows are deleted in the transaction that ends onboarding, so the relay republishes work
+//! that a crash interrupted.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use solgate_db::repo::vnf_packages::{self, PackageRecord};
+use solgate_db::repo::{conductors, outbox, to_text};
+use solgate_db::{AnyConnection, DbError, DbResult, write_transaction};
+use solgate_vnfpkg::{CsarError, Limits, PackageContents};
+use tokio::io::AsyncWriteExt;
+
+use crate::common::now;
+use crate::context::{ConductorContext, ConductorError};
+use crate::settings::PackageSettings;
+
+pub const CREATED: &str = "CREATED";
+pub const UPLOADING: &str = "UPLOADING";
+pub const PROCESSING: &str = "PROCESSING";
+pub const ONBOARDED: &str = "ONBOARDED";
+
+/// The attribute SOL005 v2.7.1 added for a failed onboarding (the 1.3.0 dictionary, from
+/// v2.6.1, lacks it; solgate shows it anyway, or a failure would be invisible).
+pub const FAILURE_DETAILS: &str = "onboardingFailureDetails";
+
+/// The files of one package in the store: `<store>/<id>/`.
+///
+/// | path | written by | holds |
+/// |---|---|---|
+/// | `.upload-<uuid>.zip.part` | gateway PUT, conductor fetch | an upload in progress |
+/// | `upload-<uuid>.zip` | gateway PUT | a complete upload awaiting the conductor |
+/// | `package.zip` | conductor | the package content (`GET .../package_content`) |
+/// | `content/` | conductor | the extracted package (artifacts, LCM drivers) |
+/// | `vnfd.zip`, `vnfd.yaml` | conductor | what `GET .../vnfd` returns |
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageFiles {
+    root: PathBuf,
+}
+
+impl PackageFiles {
+    pub fn new(store: &Path, package_id: &str) -> Self {
+        Self { root: store.join(package_id) }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn package_zip(&self) -> PathBuf {
+        self.root.join("package.zip")
+    }
+
+    /// The extracted package: what [`ConductorContext::package_dir`] names for the LCM drivers.
+    pub fn content_dir(&self) -> PathBuf {
+        self.root.join("content")
+    }
+
+    pub fn vnfd_zip(&self) -> PathBuf {
+        self.root.join("vnfd.zip")
+    }
+
+    /// Present only when the VNFD is a single YAML file.
+    pub fn vnfd_yaml(&self) -> PathBuf {
+        self.root.join("vnfd.yaml")
+    }
+
+    /// A fresh name for a complete upload (unique, so concurrent uploads never share a file).
+    pub fn new_upload_name() -> String {
+        format!("upload-{}.zip", uuid::Uuid::new_v4())
+    }
+
+    /// A complete upload; `None` for a name that is not one of ours.
+    pub fn upload(&self, name: &str) -> Option<PathBuf> {
+        let valid = name
+            .strip_prefix("upload-")
+            .and_then(|rest| rest.strip_suffix(".zip"))
+            .is_some_and(|uuid| !uuid.is_empty() && uuid.chars().all(|c| c.is_ascii_hexdigit() || c == '-'));
+        valid.then(|| self.root.join(name))
+    }
+
+    /// Where a file is written before it is renamed to `final_name` (same directory, so the
+    /// rename is atomic and a broken transfer never looks complete).
+    pub fn partial(&self, final_name: &str) -> PathBuf {
+        self.root.join(format!(".{final_name}.part"))
+    }
+
+    /// Removes the package's directory with everything in it (the package was deleted).
+    pub fn remove_all(&self) -> std::io::Result<()> {
+        remove_dir_if_present(&self.root)
+    }
+
+    /// Removes everything processing derives from `package.zip` (extraction, VNFD files),
+    /// including what a crashed attempt left half-written.
+    pub fn remove_derived(&self) -> std::io::Result<()> {
+        remove_dir_if_present(&self.content_dir())?;
+        for name in ["vnfd.zip", "vnfd.yaml"] {
+            remove_if_present(&self.root.join(name))?;
+            remove_if_present(&self.partial(name))?;
+        }
+        // solgate_vnfpkg::extract stages into `.csar-extract-*` beside the target; a crash
+        // leaves it behind.
+        if let Ok(entries) = std::fs::read_dir(&self.root) {
+            for entry in entries.filter_map(Result::ok) {
+                if entry.file_name().to_string_lossy().starts_with(".csar-extract-") {
+                    remove_dir_if_present(&entry.path())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
+}
+
+fn remove_dir_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
+}
+
+/// Where the content of a package in UPLOADING or PROCESSING comes from, and which conductor
+/// works on it. Stored in the package row's `upload_source`, never shown to clients; it
+/// holds `upload_from_uri` credentials only until the fetch is done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadSource {
+    #[serde(flatten)]
+    pub origin: Origin,
+    /// The conductor working on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Origin {
+    /// `PUT .../package_content`: a complete upload file (see [`PackageFiles::upload`]).
+    Content { file: String },
+    /// `upload_from_uri`.
+    Uri {
+        address: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        password: Option<String>,
+    },
+    /// The content is in `package.zip` (PROCESSING).
+    Stored,
+}
+
+impl UploadSource {
+    pub fn content(file: String) -> Self {
+        Self { origin: Origin::Content { file }, owner: None }
+    }
+
+    pub fn uri(address: String, user_name: Option<String>, password: Option<String>) -> Self {
+        Self { origin: Origin::Uri { address, user_name, password }, owner: None }
+    }
+
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn of(record: &PackageRecord) -> Option<Self> {
+        record.upload_source.clone().and_then(|value| serde_json::from_value(value).ok())
+    }
+}
+
+/// A ProblemDetails for `onboardingFailureDetails` (key order as the gateway's errors).
+pub fn failure_details(status: u16, detail: &str) -> Value {
+    json!({
+        "status": status,
+        "detail": detail,
+        "title": solgate_sol013::reason_phrase(status).unwrap_or("Error"),
+    })
+}
+
+/// Why onboarding failed: what the client reads in `onboardingFailureDetails`.
+#[derive(Debug, Clone, PartialEq)]
+struct Failure {
+    status: u16,
+    detail: String,
+}
+
+impl Failure {
+    fn new(status: u16, detail: impl Into<String>) -> Self {
+        Self { status, detail: detail.into() }
+    }
+
+    /// A package defect is the client's (422: a zip was received but cannot be onboarded);
+    /// local I/O trouble is ours (500, details in the log only).
+    fn from_csar(error: &CsarError, package_id: &str) -> Self {
+        if error.is_package_error() {
+            Failure::new(422, error.to_string())
+        } else {
+            tracing::error!(package = %package_id, %error, "onboarding failed on local I/O");
+            Failure::internal()
+        }
+    }
+
+    fn internal() -> Self {
+        Failure::new(500, "The VNF package could not be processed because of an internal error; see the solgate log.")
+    }
+}
+
+/// Packages this process is onboarding right now, as "conductor id/package id". A message
+/// repeated while its work runs (the relay republishes after a while) is then a no-op.
+static RUNNING: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
+
+struct Running(String);
+
+impl Running {
+    fn enter(conductor: &str, package_id: &str) -> Option<Running> {
+        let key = format!("{conductor}/{package_id}");
+        let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+        running.insert(key.clone()).then_some(Running(key))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.0);
+    }
+}
+
+/// The package as this conductor claimed it.
+struct Claimed {
+    id: String,
+    state: String,
+    origin: Origin,
+    /// The owner before this claim: a conductor that died (or an earlier failed attempt of
+    /// this one) while working on the package.
+    previous_owner: Option<String>,
+}
+
+/// Onboards the uploaded content of a package (UPLOADING/PROCESSING → ONBOARDED, or back to
+/// CREATED with `onboardingFailureDetails`). Idempotent: a package in any other state, or
+/// one a live conductor is working on, is left alone.
+pub async fn process(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<(), ConductorError> {
+    let Some(_running) = Running::enter(&ctx.id, package_id) else { return Ok(()) };
+    let Some(claimed) = claim(ctx, package_id).await? else { return Ok(()) };
+    tracing::info!(package = %package_id, state = %claimed.state, "onboarding");
+    let files = PackageFiles::new(&ctx.package_store, package_id);
+    let outcome = match (claimed.state.as_str(), &claimed.origin) {
+        (PROCESSING, _) => Ok(()),
+        (_, Origin::Content { file }) => take_upload(&files, file).await,
+        (_, Origin::Uri { address, .. }) if claimed.previous_owner.is_some() => {
+            // The fetch crashed or stopped its conductor; it is not retried blindly.
+            Err(Failure::new(
+                500,
+                format!(
+                    "The upload of the VNF package from {} was interrupted (the conductor stopped); upload it again.",
+                    redacted(address)
+                ),
+            ))
+        }
+        (_, Origin::Uri { address, user_name, password }) => {
+            fetch(&ctx.packages, &files, address, user_name.as_deref(), password.as_deref()).await
+        }
+        (_, Origin::Stored) => {
+            if files.package_zip().is_file() {
+                Ok(())
+            } else {
+                Err(interrupted())
+            }
+        }
+    };
+    if let Err(failure) = outcome {
+        return fail(ctx, &claimed, &files, failure).await;
+    }
+    if claimed.state != PROCESSING && !enter_processing(ctx, &claimed.id).await? {
+        return Ok(());
+    }
+    process_stored(ctx, &claimed, &files).await
+}
+
+fn interrupted() -> Failure {
+    Failure::new(500, "The upload of the VNF package content was interrupted before it completed; upload it again.")
+}
+
+/// At start-up: packages left in UPLOADING or PROCESSING by a crash are resumed (a complete
+/// upload, or the stored zip) or failed (an interrupted fetch); leftovers of broken uploads and
+/// of deleted packages are removed from the store.
+pub async fn resume_interrupted(ctx: &Arc<ConductorContext>) -> Result<(), ConductorError> {
+    let ids: Vec<String> =
+        ctx.db_run(|conn| Ok(vnf_packages::interrupted(conn)?.into_iter().map(|record| record.id).collect())).await?;
+    for id in ids {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            if let Err(error) = process(&ctx, &id).await {
+                tracing::error!(%error, package = %id, "could not resume onboarding");
+            }
+        });
+    }
+    if let Err(error) = sweep_store(ctx).await {
+        tracing::warn!(%error, "could not clean the package store");
+    }
+    Ok(())
+}
+
+/// Partial uploads untouched for this long belong to a dead request.
+const STALE_UPLOAD: Duration = Duration::from_secs(3600);
+
+/// Removes directories of packages that no longer exist, and stale upload files of packages
+/// waiting in CREATED (a PUT that died with its process).
+async fn sweep_store(ctx: &Arc<ConductorContext>) -> Result<(), ConductorError> {
+    let store = ctx.package_store.clone();
+    let entries: Vec<String> = match std::fs::read_dir(&store) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().is_dir())
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|name| uuid::Uuid::parse_str(name).is_ok())
+            .collect(),
+        Err(_) => return Ok(()),
+    };
+    for id in entries {
+        let lookup = id.clone();
+        let record = ctx.db_run(move |conn| vnf_packages::find(conn, &lookup)).await?;
+        let files = PackageFiles::new(&store, &id);
+        match record {
+            None => {
+                tracing::info!(package = %id, "removing the files of a deleted VNF package");
+                files.remove_all().map_err(|error| ConductorError::Other(error.to_string()))?;
+            }
+            Some(record) if record.onboarding_state() == CREATED => remove_stale_uploads(&files),
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+fn remove_stale_uploads(files: &PackageFiles) {
+    let Ok(entries) = std::fs::read_dir(files.root()) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let upload = name.ends_with(".part") || files.upload(&name).is_some();
+        let stale = entry
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > STALE_UPLOAD);
+        if upload && stale {
+            tracing::info!(file = %entry.path().display(), "removing a stale partial upload");
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Liveness horizon: conductors with a heartbeat after this are alive.
+fn alive_since(ctx: &ConductorContext) -> String {
+    let lease = chrono::Duration::seconds(i64::try_from(ctx.settings.lease_timeout_secs).unwrap_or(30));
+    to_text(chrono::Utc::now() - lease)
+}
+
+async fn claim(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<Option<Claimed>, ConductorError> {
+    let me = ctx.id.clone();
+    let id = package_id.to_owned();
+    let alive_since = alive_since(ctx);
+    ctx.db_run(move |conn| {
+        write_transaction(conn, |conn| {
+            let Some(mut record) = vnf_packages::find(conn, &id)? else {
+                outbox::complete(conn, &id)?;
+                return Ok(None);
+            };
+            let state = record.onboarding_state().to_owned();
+            if state != UPLOADING && state != PROCESSING {
+                // Done already (or deleted and re-created): the message is stale.
+                outbox::complete(conn, &id)?;
+                return Ok(None);
+            }
+            let source = UploadSource::of(&record).unwrap_or(UploadSource { origin: Origin::Stored, owner: None });
+            if let Some(owner) = source.owner.as_deref().filter(|owner| *owner != me)
+                && conductors::live(conn, &alive_since)?.iter().any(|live| live == owner)
+            {
+                return Ok(None);
+            }
+            let previous_owner = source.owner.clone();
+            let claimed = UploadSource { origin: source.origin.clone(), owner: Some(me.clone()) };
+            record.upload_source = Some(claimed.to_value());
+            if !vnf_packages::update(conn, &record, Some(record.row_version))? {
+                return Ok(None);
+            }
+            Ok(Some(Claimed { id: id.clone(), state, origin: source.origin, previous_owner }))
+        })
+    })
+    .await
+}
+
+/// Changes the package inside a write transaction if it is still this conductor's onboarding
+/// (state in `states`, owned by `me`). `None` when it is not (any more).
+fn modify_owned(
+    conn: &mut AnyConnection,
+    id: &str,
+    me: &str,
+    states: &[&str],
+    change: &dyn Fn(&mut AnyConnection, &mut PackageRecord) -> DbResult<()>,
+) -> DbResult<Option<PackageRecord>> {
+    write_transaction(conn, |conn| {
+        let Some(mut record) = vnf_packages::find(conn, id)? else { return Ok(None) };
+        let owner = UploadSource::of(&record).and_then(|source| source.owner);
+        if !states.contains(&record.onboarding_state()) || owner.as_deref() != Some(me) {
+            return Ok(None);
+        }
+        change(conn, &mut record)?;
+        // The row is locked for this transaction (SQLite: BEGIN IMMEDIATE), so the version
+        // check only guards against a PostgreSQL writer between the read and the update.
+        if !vnf_packages::update(conn, &record, Some(record.row_version))? {
+            return Err(DbError::Conflict(format!("VNF package {id} changed during onboarding")));
+        }
+        Ok(Some(record))
+    })
+}
+
+/// A complete PUT upload becomes `package.zip`.
+async fn take_upload(files: &PackageFiles, file: &str) -> Result<(), Failure> {
+    let Some(upload) = files.upload(file).filter(|path| path.is_file()) else {
+        // Moved already by an attempt that stopped before entering PROCESSING?
+        return if files.package_zip().is_file() { Ok(()) } else { Err(interrupted()) };
+    };
+    tokio::fs::rename(&upload, files.package_zip()).await.map_err(|error| {
+        tracing::error!(%error, "cannot move an upload into place");
+        Failure::internal()
+    })
+}
+
+/// UPLOADING → PROCESSING; the upload source (and any credentials) is dropped.
+async fn enter_processing(ctx: &Arc<ConductorContext>, id: &str) -> Result<bool, ConductorError> {
+    let me = ctx.id.clone();
+    let id = id.to_owned();
+    let updated = ctx
+        .db_run(move |conn| {
+            let owner = me.clone();
+            modify_owned(conn, &id, &me, &[UPLOADING], &move |_, record| {
+                record.body["onboardingState"] = json!(PROCESSING);
+                record.upload_source =
+                    Some(UploadSource { origin: Origin::Stored, owner: Some(owner.clone()) }.to_value());
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(updated.is_some())
+}
+
+/// The address without credentials, for messages.
+fn redacted(address: &str) -> String {
+    match url::Url::parse(address) {
+        Ok(mut url) => {
+            let _ = url.set_password(None);
+            let _ = url.set_username("");
+            url.to_string()
+        }
+        Err(_) => address.to_owned(),
+    }
+}
+
+/// Fetches `upload_from_uri` content into `package.zip` (through a partial file), bounded in
+/// size and time.
+async fn fetch(
+    settings: &PackageSettings,
+    files: &PackageFiles,
+    address: &str,
+    user_name: Option<&str>,
+    password: Option<&str>,
+) -> Result<(), Failure> {
+    let shown = redacted(address);
+    let bad = |reason: String| Failure::new(400, format!("Could not fetch the VNF package from {shown}: {reason}"));
+    let url =
+        url::Url::parse(address).map_err(|_| Failure::new(400, format!("Vnf package url '{shown}' is invalid.")))?;
+    match url.scheme() {
+        "http" => {}
+        // The workspace builds reqwest without TLS (no aws-lc or OpenSSL to compile).
+        "https" => {
+            return Err(Failure::new(
+                400,
+                format!(
+                    "Could not fetch the VNF package from {shown}: this solgate build has no TLS support, so https:// \
+                     addresses cannot be fetched; use an http:// address or upload the package with PUT \
+                     .../package_content."
+                ),
+            ));
+        }
+        other => {
+            return Err(Failure::new(
+                400,
+                format!("Vnf package url '{shown}' is invalid: scheme {other} is not supported."),
+            ));
+        }
+    }
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(settings.fetch_timeout_secs.max(1)))
+        .connect_timeout(Duration::from_secs(settings.fetch_connect_timeout_secs.max(1)))
+        .build()
+        .map_err(|error| {
+            tracing::error!(%error, "cannot build the HTTP client");
+            Failure::internal()
+        })?;
+    let mut request = client.get(url.clone());
+    if let Some(user) = user_name {
+        request = request.basic_auth(user, password);
+    }
+    let describe = |error: &reqwest::Error| {
+        // The error's own text names the URL (credentials included); log its cause only.
+        let cause = std::error::Error::source(error).map(ToString::to_string).unwrap_or_default();
+        tracing::warn!(address = %shown, %cause, status = ?error.status(), "fetching a VNF package failed");
+        if error.is_timeout() {
+            format!("no complete answer within {} seconds", settings.fetch_timeout_secs)
+        } else if error.is_connect() {
+            "the server could not be reached".to_owned()
+        } else {
+            "the transfer failed".to_owned()
+        }
+    };
+    let mut response = request.send().await.map_err(|error| bad(describe(&error)))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(bad(format!("the server answered {status}")));
+    }
+    let max = settings.max_upload_bytes;
+    let too_large = || Failure::new(413, format!("The VNF package at {shown} is larger than the allowed {max} bytes."));
+    if response.content_length().is_some_and(|length| length > max) {
+        return Err(too_large());
+    }
+    let io_failure = |error: std::io::Error| {
+        tracing::error!(%error, "cannot write a fetched VNF package");
+        Failure::internal()
+    };
+    tokio::fs::create_dir_all(files.root()).await.map_err(io_failure)?;
+    let partial = files.partial("package.zip");
+    let mut file = tokio::fs::File::create(&partial).await.map_err(io_failure)?;
+    let mut received: u64 = 0;
+    let written: Result<(), Failure> = async {
+        while let Some(chunk) = response.chunk().await.map_err(|error| bad(describe(&error)))? {
+            received += chunk.len() as u64;
+            if received > max {
+                return Err(too_large());
+            }
+            file.write_all(&chunk).await.map_err(io_failure)?;
+        }
+        file.sync_all().await.map_err(io_failure)
+    }
+    .await;
+    drop(file);
+    if let Err(failure) = written {
+        let _ = tokio::fs::remove_file(&partial).await;
+        return Err(failure);
+    }
+    tokio::fs::rename(&partial, files.package_zip()).await.map_err(io_failure)
+}
+
+/// PROCESSING: inspect, extract and prepare the VNFD downloads from `package.zip`, then
+/// ONBOARDED in one transaction.
+async fn process_stored(
+    ctx: &Arc<ConductorContext>,
+    claimed: &Claimed,
+    files: &PackageFiles,
+) -> Result<(), ConductorError> {
+    let limits = Limits {
+        max_uncompressed_bytes: ctx.packages.max_uncompressed_bytes,
+        max_entries: ctx.packages.max_entries,
+        max_vnfd_bytes: ctx.packages.max_vnfd_bytes,
+    };
+    let (id, work_files, work_limits) = (claimed.id.clone(), files.clone(), limits.clone());
+    let inspected = tokio::task::spawn_blocking(move || inspect_stored(&work_files, &work_limits, &id)).await?;
+    let contents = match inspected {
+        Ok(contents) => contents,
+        Err(failure) => return fail(ctx, claimed, files, failure).await,
+    };
+    let vnfd_id = contents.vnfd.descriptor_id.clone();
+    // A cheap, friendly check before extracting; the unique index has the last word.
+    if let Some(other) = onboarded_elsewhere(ctx, &vnfd_id, &claimed.id).await? {
+        return fail(ctx, claimed, files, duplicate(&vnfd_id, Some(&other))).await;
+    }
+    let (id, work_files, work_contents) = (claimed.id.clone(), files.clone(), contents.clone());
+    let extracted =
+        tokio::task::spawn_blocking(move || extract_stored(&work_files, &limits, &work_contents, &id)).await?;
+    if let Err(failure) = extracted {
+        return fail(ctx, claimed, files, failure).await;
+    }
+
+    let me = ctx.id.clone();
+    let id = claimed.id.clone();
+    let enable = ctx.packages.enable_on_onboarding;
+    let finished = ctx
+        .db_run(move |conn| {
+            let onboarded_at = now();
+            let result = modify_owned(conn, &id, &me, &[PROCESSING], &|conn, record| {
+                record.body = onboarded_body(&record.body, &contents, &onboarded_at, enable);
+                record.vnfd = Some(serde_json::to_value(contents.as_ref())?);
+                record.upload_source = None;
+                outbox::complete(conn, &record.id)?;
+                Ok(())
+            });
+            match result {
+                Ok(done) => Ok(Some(done.is_some())),
+                Err(error) if error.is_unique_violation() => Ok(None),
+                Err(error) => Err(error),
+            }
+        })
+        .await?;
+    match finished {
+        Some(true) => {
+            tracing::info!(package = %claimed.id, vnfd_id = %vnfd_id, "VNF package onboarded");
+            Ok(())
+        }
+        Some(false) => Ok(()),
+        None => {
+            let other = onboarded_elsewhere(ctx, &vnfd_id, &claimed.id).await?;
+            fail(ctx, claimed, files, duplicate(&vnfd_id, other.as_deref())).await
+        }
+    }
+}
+
+/// The id of another package that onboarded this VNFD.
+async fn onboarded_elsewhere(
+    ctx: &ConductorContext,
+    vnfd_id: &str,
+    package_id: &str,
+) -> Result<Option<String>, ConductorError> {
+    let (vnfd_id, package_id) = (vnfd_id.to_owned(), package_id.to_owned());
+    ctx.db_run(move |conn| {
+        Ok(vnf_packages::find_by_vnfd_id(conn, &vnfd_id)?.map(|other| other.id).filter(|other| *other != package_id))
+    })
+    .await
+}
+
+fn duplicate(vnfd_id: &str, other: Option<&str>) -> Failure {
+    let other = other.map(|other| format!(" (VNF package {other})")).unwrap_or_default();
+    Failure::new(
+        409,
+        format!(
+            "A VNF package with vnfdId {vnfd_id} is already onboarded{other}; a VNFD can be onboarded only once. \
+             Delete that package or give this VNFD another descriptor_id."
+        ),
+    )
+}
+
+/// Checks the stored zip (blocking). Leftovers of an earlier attempt are removed first.
+fn inspect_stored(files: &PackageFiles, limits: &Limits, package_id: &str) -> Result<Box<PackageContents>, Failure> {
+    files.remove_derived().map_err(|error| {
+        tracing::error!(package = %package_id, %error, "cannot clean up an earlier onboarding attempt");
+        Failure::internal()
+    })?;
+    let zip = files.package_zip();
+    if !zip.is_file() {
+        return Err(interrupted());
+    }
+    solgate_vnfpkg::inspect(&zip, limits).map(Box::new).map_err(|error| Failure::from_csar(&error, package_id))
+}
+
+/// Extracts the package and writes the VNFD downloads (blocking); on failure nothing is left.
+fn extract_stored(
+    files: &PackageFiles,
+    limits: &Limits,
+    contents: &PackageContents,
+    package_id: &str,
+) -> Result<(), Failure> {
+    let written = solgate_vnfpkg::extract(&files.package_zip(), &files.content_dir(), limits)
+        .map_err(|error| Failure::from_csar(&error, package_id))
+        .and_then(|()| write_vnfd_files(files, limits, contents, package_id));
+    if written.is_err() {
+        let _ = files.remove_derived();
+    }
+    written
+}
+
+/// `vnfd.zip` always, `vnfd.yaml` for a single-file VNFD; each through a partial file.
+fn write_vnfd_files(
+    files: &PackageFiles,
+    limits: &Limits,
+    contents: &PackageContents,
+    package_id: &str,
+) -> Result<(), Failure> {
+    let zip = files.package_zip();
+    let io = |error: std::io::Error| {
+        tracing::error!(package = %package_id, %error, "cannot write the VNFD files");
+        Failure::internal()
+    };
+    let partial = files.partial("vnfd.zip");
+    let mut out = std::fs::File::create(&partial).map_err(io)?;
+    solgate_vnfpkg::write_vnfd_zip_with_limits(&zip, limits, &mut out)
+        .map_err(|error| Failure::from_csar(&error, package_id))?;
+    out.sync_all().map_err(io)?;
+    std::fs::rename(&partial, files.vnfd_zip()).map_err(io)?;
+    if !contents.multi_file_vnfd
+        && let Some(text) =
+            solgate_vnfpkg::single_vnfd_yaml(&zip, limits).map_err(|error| Failure::from_csar(&error, package_id))?
+    {
+        let partial = files.partial("vnfd.yaml");
+        std::fs::write(&partial, text).map_err(io)?;
+        std::fs::rename(&partial, files.vnfd_yaml()).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Back to CREATED with `onboardingFailureDetails`; every file onboarding wrote is removed
+/// first (no PUT can write meanwhile: the package is not CREATED until this commits).
+async fn fail(
+    ctx: &Arc<ConductorContext>,
+    claimed: &Claimed,
+    files: &PackageFiles,
+    failure: Failure,
+) -> Result<(), ConductorError> {
+    tracing::warn!(package = %claimed.id, status = failure.status, detail = %failure.detail, "VNF package onboarding failed");
+    let cleanup = files
+        .remove_derived()
+        .and_then(|()| remove_if_present(&files.package_zip()))
+        .and_then(|()| remove_if_present(&files.partial("package.zip")));
+    if let Err(error) = cleanup {
+        tracing::error!(package = %claimed.id, %error, "cannot remove the files of a failed onboarding");
+    }
+    if let Origin::Content { file } = &claimed.origin
+        && let Some(upload) = files.upload(file)
+    {
+        let _ = remove_if_present(&upload);
+    }
+    let me = ctx.id.clone();
+    let id = claimed.id.clone();
+    let details = failure_details(failure.status, &failure.detail);
+    ctx.db_run(move |conn| {
+        modify_owned(conn, &id, &me, &[UPLOADING, PROCESSING], &|conn, record| {
+            if let Value::Object(body) = &mut record.body {
+                for key in ONBOARDED_KEYS {
+                    body.shift_remove(*key);
+                }
+                body.insert("onboardingState".into(), json!(CREATED));
+                body.insert("operationalState".into(), json!("DISABLED"));
+                body.insert(FAILURE_DETAILS.into(), details.clone());
+            }
+            record.vnfd = None;
+            record.upload_source = None;
+            outbox::complete(conn, &record.id)?;
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(())
+}
+
+/// Attributes onboarding adds to VnfPkgInfo.
+const ONBOARDED_KEYS: &[&str] = &[
+    "vnfdId",
+    "vnfProvider",
+    "vnfProductName",
+    "vnfSoftwareVersion",
+    "vnfdVersion",
+    "checksum",
+    "softwareImages",
+    "additionalArtifacts",
+];
+
+/// VnfPkgInfo once onboarded (SOL005 v2.6.1 clause 9.5.2.5), attributes in the table's order.
+fn onboarded_body(current: &Value, contents: &PackageContents, onboarded_at: &str, enable: bool) -> Value {
+    let vnfd = &contents.vnfd;
+    let mut body = Map::new();
+    body.insert("id".into(), current["id"].clone());
+    body.insert("vnfdId".into(), json!(vnfd.descriptor_id));
+    body.insert("vnfProvider".into(), json!(vnfd.provider));
+    body.insert("vnfProductName".into(), json!(vnfd.product_name));
+    body.insert("vnfSoftwareVersion".into(), json!(vnfd.software_version));
+    body.insert("vnfdVersion".into(), json!(vnfd.descriptor_version));
+    body.insert("checksum".into(), json!({"algorithm": contents.checksum.algorithm, "hash": contents.checksum.hash}));
+    body.insert("softwareImages".into(), Value::Array(software_images(contents, onboarded_at)));
+    body.insert("additionalArtifacts".into(), Value::Array(additional_artifacts(contents)));
+    body.insert("onboardingState".into(), json!(ONBOARDED));
+    let operational = if enable { json!("ENABLED") } else { current["operationalState"].clone() };
+    body.insert("operationalState".into(), operational);
+    body.insert("usageState".into(), current["usageState"].clone());
+    body.insert("userDefinedData".into(), current.get("userDefinedData").cloned().unwrap_or_else(|| json!({})));
+    // Anything else stored (a private key) is kept.
+    if let Value::Object(old) = current {
+        for (key, value) in old {
+            if !body.contains_key(key) && key != FAILURE_DETAILS {
+                body.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    Value::Object(body)
+}
+
+/// SOL005 SoftwareImageInformation: minDisk in GB, minRam in MB, size in bytes; formats in
+/// the enumeration's upper case (SOL001 writes them in lower case).
+fn software_images(contents: &PackageContents, created_at: &str) -> Vec<Value> {
+    contents
+        .vnfd
+        .software_images
+        .iter()
+        .map(|image| {
+            let mut info = Map::new();
+            info.insert("id".into(), json!(image.id));
+            info.insert("name".into(), json!(image.name));
+            info.insert("provider".into(), json!(image.provider.clone().unwrap_or_default()));
+            info.insert("version".into(), json!(image.version.clone().unwrap_or_default()));
+            let declared = image.checksum.as_ref().map(|c| (c.algorithm.clone(), c.hash.clone())).or_else(|| {
+                let path = image.image_path.as_deref()?;
+                contents
+                    .artifacts
+                    .iter()
+                    .find(|a| a.path == path)
+                    .map(|a| (a.checksum.algorithm.clone(), a.checksum.hash.clone()))
+            });
+            if let Some((algorithm, hash)) = declared {
+                info.insert("checksum".into(), json!({"algorithm": algorithm, "hash": hash}));
+            }
+            if let Some(format) = &image.container_format {
+                info.insert("containerFormat".into(), json!(format.to_ascii_uppercase()));
+            }
+            if let Some(format) = &image.disk_format {
+                info.insert("diskFormat".into(), json!(format.to_ascii_uppercase()));
+            }
+            info.insert("createdAt".into(), json!(created_at));
+            info.insert("minDisk".into(), json!(image.min_disk.map_or(0, |bytes| bytes.div_ceil(1_000_000_000))));
+            info.insert("minRam".into(), json!(image.min_ram.map_or(0, |bytes| bytes.div_ceil(1_000_000))));
+            let file_size = || {
+                let path = image.image_path.as_deref()?;
+                contents.files.iter().find(|f| f.path == path).map(|f| f.size)
+            };
+            info.insert("size".into(), json!(image.size.or_else(file_size).unwrap_or(0)));
+            info.insert("imagePath".into(), json!(image.image_path.clone().unwrap_or_default()));
+            Value::Object(info)
+        })
+        .collect()
+}
+
+/// Artifacts in the package other than software images (those are in `softwareImages`).
+/// Artifacts outside the package (declared by URI) have no package path and are left out.
+fn additional_artifacts(contents: &PackageContents) -> Vec<Value> {
+    contents
+        .artifacts
+        .iter()
+        .filter(|artifact| !artifact.software_image && !artifact.external)
+        .map(|artifact| {
+            json!({
+                "artifactPath": artifact.path,
+                "checksum": {"algorithm": artifact.checksum.algorithm, "hash": artifact.checksum.hash},
+            })
+        })
+        .collect()
+}
+
+/// Whether `path` names an artifact of the package that can be served (SOL005
+/// `GET .../artifacts/{artifactPath}`): declared in TOSCA.meta or the manifest, inside the
+/// package. `contents` is the stored [`PackageContents`] as JSON.
+pub fn is_served_artifact(contents: &Value, path: &str) -> bool {
+    contents["artifacts"].as_array().is_some_and(|artifacts| {
+        artifacts.iter().any(|artifact| artifact["path"] == path && artifact["external"] != true)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn upload_names_are_ours_only() {
+        let files = PackageFiles::new(Path::new("/store"), "p1");
+        let name = PackageFiles::new_upload_name();
+        assert_eq!(files.upload(&name), Some(PathBuf::from(format!("/store/p1/{name}"))));
+        for bad in ["../x", "upload-.zip", "upload-../../etc.zip", "package.zip", "upload-abc/def.zip"] {
+            assert_eq!(files.upload(bad), None, "{bad}");
+        }
+        assert_eq!(files.partial("package.zip"), PathBuf::from("/store/p1/.package.zip.part"));
+    }
+
+    #[test]
+    fn upload_source_round_trips() {
+        let source = UploadSource::uri("http://h/p.zip".into(), Some("u".into()), Some("p".into()));
+        let value = source.to_value();
+        assert_eq!(value, json!({"kind": "uri", "address": "http://h/p.zip", "user_name": "u", "password": "p"}));
+        let back: UploadSource = serde_json::from_value(value).unwrap();
+        assert_eq!(back, source);
+        let stored = UploadSource { origin: Origin::Stored, owner: Some("c1".into()) }.to_value();
+        assert_eq!(stored, json!({"kind": "stored", "owner": "c1"}));
+    }
+
+    #[test]
+    fn addresses_are_shown_without_credentials() {
+        assert_eq!(redacted("http://user:secret@example.com/p.zip"), "http://example.com/p.zip");
+        assert_eq!(redacted("not a url"), "not a url");
+    }
+
+    #[test]
+    fn failure_details_are_problem_details() {
+        assert_eq!(
+            failure_details(422, "bad"),
+            json!({"status": 422, "detail": "bad", "title": "Unprocessable Entity"})
+        );
+    }
+
+    #[test]
+    fn served_artifacts_are_declared_in_package_ones() {
+        let contents = json!({"artifacts": [
+            {"path": "Scripts/install.sh", "external": false},
+            {"path": "http://example.com/x", "external": true}
+        ]});
+        assert!(is_served_artifact(&contents, "Scripts/install.sh"));
+        assert!(!is_served_artifact(&contents, "http://example.com/x"));
+        assert!(!is_served_artifact(&contents, "Scripts/../Scripts/install.sh"));
+        assert!(!is_served_artifact(&json!({}), "Scripts/install.sh"));
+    }
+}

@@ -1,0 +1,93 @@
+//! The outbox relay: publishes work whose message was never confirmed, and republishes
+//! work whose message was published long ago but never taken up (lost with a process or
+//! a broker). A broker outage therefore delays work and loses none.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use solgate_db::repo::outbox::{self, OutboxRow};
+use solgate_db::repo::to_text;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::ConductorContext;
+use crate::rpc::{RpcMessage, RpcPublisher, WorkKind};
+
+/// The message of an outbox row.
+pub fn message_of(row: &OutboxRow) -> Option<RpcMessage> {
+    let kind = match row.kind.as_str() {
+        "lcm_op_occ" => WorkKind::LcmOpOcc,
+        "vnf_package" => WorkKind::VnfPackage,
+        _ => return None,
+    };
+    Some(RpcMessage { kind, id: row.target_id.clone(), major: u64::try_from(row.major).unwrap_or(0) })
+}
+
+/// The outbox `kind` of a message.
+pub fn kind_name(kind: WorkKind) -> &'static str {
+    match kind {
+        WorkKind::LcmOpOcc => "lcm_op_occ",
+        WorkKind::VnfPackage => "vnf_package",
+    }
+}
+
+/// Publishes one outbox row's message and records the outcome.
+pub async fn publish_row(ctx: &ConductorContext, publisher: &dyn RpcPublisher, row: &OutboxRow) -> bool {
+    let Some(message) = message_of(row) else {
+        tracing::error!(row = row.id, kind = %row.kind, "outbox row of an unknown kind");
+        return false;
+    };
+    let id = row.id;
+    match publisher.publish(&message).await {
+        Ok(()) => {
+            ctx.metrics.outbox_republished.with_label_values(&["published"]).inc();
+            if let Err(error) = ctx.db_run(move |conn| outbox::mark_published(conn, id)).await {
+                tracing::warn!(%error, "could not mark an outbox row published");
+            }
+            true
+        }
+        Err(error) => {
+            ctx.metrics.outbox_republished.with_label_values(&["failed"]).inc();
+            tracing::debug!(%error, row = id, "publishing from the outbox failed; will retry");
+            let _ = ctx.db_run(move |conn| outbox::mark_failed_attempt(conn, id)).await;
+            false
+        }
+    }
+}
+
+/// One pass: everything due, oldest first. Stops at the first failure (the transport is
+/// down; the next pass tries again).
+pub async fn relay_once(ctx: &ConductorContext) -> usize {
+    let now = chrono::Utc::now();
+    let unpublished_before = to_text(now - chrono::Duration::seconds(2));
+    let republish_before =
+        to_text(now - chrono::Duration::seconds(i64::try_from(ctx.rpc_settings.republish_after_secs).unwrap_or(30)));
+    let rows = match ctx.db_run(move |conn| outbox::due(conn, &unpublished_before, &republish_before, 200)).await {
+        Ok(rows) => rows,
+        Err(error) => {
+            tracing::warn!(%error, "outbox relay cannot read the outbox");
+            return 0;
+        }
+    };
+    let mut published = 0;
+    for row in &rows {
+        if !publish_row(ctx, ctx.publisher.as_ref(), row).await {
+            break;
+        }
+        published += 1;
+    }
+    if published > 0 {
+        tracing::info!(published, "outbox relay published pending work");
+    }
+    published
+}
+
+pub async fn run(ctx: Arc<ConductorContext>, stop: CancellationToken) {
+    let interval = Duration::from_secs(ctx.rpc_settings.relay_interval_secs.max(1));
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(interval) => {}
+        }
+        relay_once(&ctx).await;
+    }
+}

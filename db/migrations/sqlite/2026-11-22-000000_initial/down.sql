@@ -1,0 +1,12 @@
+DROP TABLE notifications;
+DROP TABLE rpc_outbox;
+DROP TABLE conductors;
+DROP TABLE lccn_subscriptions_v1;
+DROP TABLE grants_v1;
+DROP TABLE vnf_lcm_op_occs_v1;
+DROP TABLE vnf_instances_v1;
+DROP TABLE lccn_subscriptions_v2;
+DROP TABLE grants_v2;
+DROP TABLE vnf_lcm_op_occs_v2;
+DROP TABLE vnf_instances_v2;
+DROP TABLE vnf_packages;

@@ -1,0 +1,198 @@
+//! One connection type for both backends (Diesel's `MultiConnection`), the r2d2 pool,
+//! SQLite pragmas, migrations, and write transactions that take SQLite's write lock up
+//! front.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::prelude::*;
+use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::error::{DbError, DbResult};
+use crate::settings::DatabaseSettings;
+
+pub const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+pub const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+
+#[derive(diesel::MultiConnection)]
+pub enum AnyConnection {
+    Postgresql(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub type DbPool = Pool<ConnectionManager<AnyConnection>>;
+pub type DbConn = PooledConnection<ConnectionManager<AnyConnection>>;
+
+/// Which backend a URL names; `MultiConnection::establish` would try them in order and
+/// SQLite accepts any string as a path, so we decide ourselves.
+pub fn backend_of(url: &str) -> Backend {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") { Backend::Postgres } else { Backend::Sqlite }
+}
+
+/// The SQLite path inside a `sqlite://` URL (or a bare path).
+pub fn sqlite_path(url: &str) -> &str {
+    url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url)
+}
+
+#[derive(Debug)]
+struct SqlitePragmas {
+    synchronous: &'static str,
+    busy_timeout_ms: u32,
+}
+
+impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut AnyConnection) -> Result<(), diesel::r2d2::Error> {
+        if let AnyConnection::Sqlite(conn) = conn {
+            // busy_timeout first: r2d2 opens all connections at once, and every other
+            // pragma may need a lock another connection holds.
+            conn.batch_execute(&format!(
+                "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+                self.busy_timeout_ms, self.synchronous
+            ))
+            .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+fn establish(url: &str) -> DbResult<AnyConnection> {
+    match backend_of(url) {
+        Backend::Postgres => PgConnection::establish(url).map(AnyConnection::Postgresql),
+        Backend::Sqlite => SqliteConnection::establish(sqlite_path(url)).map(AnyConnection::Sqlite),
+    }
+    .map_err(|error| DbError::Connect(error.to_string()))
+}
+
+/// The shared connection pool.
+#[derive(Clone)]
+pub struct Database {
+    pool: DbPool,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database").field("backend", &self.backend).finish()
+    }
+}
+
+impl Database {
+    /// Connects, prepares SQLite (directory, WAL) and builds the pool. Does not migrate.
+    pub fn connect(url: &str, settings: &DatabaseSettings) -> DbResult<Self> {
+        let backend = backend_of(url);
+        if backend == Backend::Sqlite {
+            let path = Path::new(sqlite_path(url));
+            if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .map_err(|error| DbError::Connect(format!("cannot create {}: {error}", parent.display())))?;
+            }
+            // WAL once, before the pool exists: switching needs the write lock.
+            if let AnyConnection::Sqlite(mut conn) = establish(url)? {
+                conn.batch_execute(&format!(
+                    "PRAGMA busy_timeout = {}; PRAGMA journal_mode = WAL;",
+                    settings.sqlite_busy_timeout_ms
+                ))
+                .map_err(|error| DbError::Connect(error.to_string()))?;
+            }
+        }
+        let manager = ConnectionManager::<AnyConnection>::new(match backend {
+            Backend::Sqlite => sqlite_path(url).to_owned(),
+            Backend::Postgres => url.to_owned(),
+        });
+        let pool = Pool::builder()
+            .max_size(settings.pool_size.max(1))
+            .connection_timeout(Duration::from_secs(settings.connect_timeout_secs.max(1)))
+            .connection_customizer(Box::new(SqlitePragmas {
+                synchronous: settings.sqlite_synchronous.pragma(),
+                busy_timeout_ms: settings.sqlite_busy_timeout_ms,
+            }))
+            .build(manager)
+            .map_err(|error| DbError::Connect(error.to_string()))?;
+        Ok(Self { pool, backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn conn(&self) -> DbResult<DbConn> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Applies pending migrations of this backend's tree; returns their names.
+    pub fn migrate(&self) -> DbResult<Vec<String>> {
+        let mut conn = self.conn()?;
+        let applied = match &mut *conn {
+            AnyConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS),
+            AnyConnection::Postgresql(conn) => conn.run_pending_migrations(POSTGRES_MIGRATIONS),
+        }
+        .map_err(|error| DbError::Migration(error.to_string()))?;
+        Ok(applied.iter().map(ToString::to_string).collect())
+    }
+
+    /// A trivial round trip, for readiness checks.
+    pub fn ping(&self) -> DbResult<()> {
+        let mut conn = self.conn()?;
+        conn.batch_execute("SELECT 1")?;
+        Ok(())
+    }
+}
+
+/// One lock per SQLite database file in this process. SQLite admits one writer at a time
+/// anyway; queueing writers on a mutex instead of in SQLite's busy handler (which polls
+/// with sleeps of up to 100 ms) keeps commit latency low and steady under load. Writers
+/// of other processes (a CLI next to `solgate serve`) still meet busy_timeout.
+fn sqlite_writer_lock(conn: &mut SqliteConnection) -> Result<Arc<Mutex<()>>, diesel::result::Error> {
+    static LOCKS: LazyLock<Mutex<HashMap<String, Arc<Mutex<()>>>>> = LazyLock::new(Default::default);
+    #[derive(diesel::QueryableByName)]
+    struct DatabaseFile {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        file: String,
+    }
+    let file = diesel::sql_query("SELECT file FROM pragma_database_list WHERE name = 'main'")
+        .get_result::<DatabaseFile>(conn)?
+        .file;
+    let mut locks = LOCKS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ok(locks.entry(file).or_default().clone())
+}
+
+/// Runs `f` in a write transaction. On SQLite it starts with `BEGIN IMMEDIATE`, so the
+/// write lock is taken before anything is read: a deferred transaction that reads first
+/// and writes later fails with SQLITE_BUSY instead of waiting when another writer
+/// committed in between.
+pub fn write_transaction<T, E>(
+    conn: &mut AnyConnection,
+    f: impl FnOnce(&mut AnyConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    let lock = match conn {
+        AnyConnection::Postgresql(_) => return conn.transaction(f),
+        AnyConnection::Sqlite(inner) => sqlite_writer_lock(inner)?,
+    };
+    let _writer = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let AnyConnection::Sqlite(inner) = conn {
+        AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")?;
+    }
+    match f(conn) {
+        Ok(value) => {
+            <AnyConnection as Connection>::TransactionManager::commit_transaction(conn)?;
+            Ok(value)
+        }
+        Err(error) => {
+            <AnyConnection as Connection>::TransactionManager::rollback_transaction(conn)?;
+            Err(error)
+        }
+    }
+}

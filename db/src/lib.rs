@@ -1,0 +1,14 @@
+//! solgate's persistence: Diesel schema, per-major tables, migrations for SQLite and
+//! PostgreSQL, and one repository module per table. The same repository code serves
+//! both backends through [`AnyConnection`].
+
+pub mod connection;
+pub mod error;
+pub mod schema;
+pub mod settings;
+
+pub mod repo;
+
+pub use connection::{AnyConnection, Backend, Database, DbConn, write_transaction};
+pub use error::{DbError, DbResult};
+pub use settings::{DatabaseSettings, SqliteSynchronous};

@@ -1,0 +1,462 @@
+// Included by lcm.rs once per major: `instances`, `op_occs`, `grants` and
+// `subscriptions` name that major's tables.
+
+use diesel::prelude::*;
+use serde_json::Value;
+
+use crate::connection::{AnyConnection, Backend};
+use crate::error::DbResult;
+use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, SubscriptionRecord};
+use crate::repo::list::{ListSpec, predicate};
+use crate::repo::now_text;
+
+fn text(value: &Value, key: &str) -> String {
+    value[key].as_str().unwrap_or_default().to_owned()
+}
+
+fn optional_text(value: &Value, key: &str) -> Option<String> {
+    value[key].as_str().map(str::to_owned)
+}
+
+type InstanceRow = (String, String, String, String, String, i64);
+
+fn instance_from_row(row: InstanceRow) -> DbResult<InstanceRecord> {
+    let (id, vnf_pkg_id, body, created_at, updated_at, row_version) = row;
+    Ok(InstanceRecord { id, vnf_pkg_id, body: serde_json::from_str(&body)?, created_at, updated_at, row_version })
+}
+
+macro_rules! instance_columns {
+    () => {
+        (
+            instances::id,
+            instances::vnf_pkg_id,
+            instances::body,
+            instances::created_at,
+            instances::updated_at,
+            instances::row_version,
+        )
+    };
+}
+
+pub fn insert_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbResult<()> {
+    let body = &record.body;
+    diesel::insert_into(instances::table)
+        .values((
+            instances::id.eq(&record.id),
+            instances::vnf_instance_name.eq(optional_text(body, "vnfInstanceName")),
+            instances::vnfd_id.eq(text(body, "vnfdId")),
+            instances::vnf_pkg_id.eq(&record.vnf_pkg_id),
+            instances::vnf_provider.eq(text(body, "vnfProvider")),
+            instances::vnf_product_name.eq(text(body, "vnfProductName")),
+            instances::vnf_software_version.eq(text(body, "vnfSoftwareVersion")),
+            instances::vnfd_version.eq(text(body, "vnfdVersion")),
+            instances::instantiation_state.eq(text(body, "instantiationState")),
+            instances::body.eq(body.to_string()),
+            instances::created_at.eq(&record.created_at),
+            instances::updated_at.eq(&record.updated_at),
+            instances::row_version.eq(record.row_version),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn find_instance(conn: &mut AnyConnection, id: &str) -> DbResult<Option<InstanceRecord>> {
+    instances::table
+        .filter(instances::id.eq(id))
+        .select(instance_columns!())
+        .first::<InstanceRow>(conn)
+        .optional()?
+        .map(instance_from_row)
+        .transpose()
+}
+
+pub fn update_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbResult<bool> {
+    let body = &record.body;
+    let changed = diesel::update(instances::table.filter(instances::id.eq(&record.id)))
+        .set((
+            instances::vnf_instance_name.eq(optional_text(body, "vnfInstanceName")),
+            instances::vnfd_id.eq(text(body, "vnfdId")),
+            instances::vnf_pkg_id.eq(&record.vnf_pkg_id),
+            instances::vnf_provider.eq(text(body, "vnfProvider")),
+            instances::vnf_product_name.eq(text(body, "vnfProductName")),
+            instances::vnf_software_version.eq(text(body, "vnfSoftwareVersion")),
+            instances::vnfd_version.eq(text(body, "vnfdVersion")),
+            instances::instantiation_state.eq(text(body, "instantiationState")),
+            instances::body.eq(body.to_string()),
+            instances::updated_at.eq(now_text()),
+            instances::row_version.eq(instances::row_version + 1),
+        ))
+        .execute(conn)?;
+    Ok(changed > 0)
+}
+
+pub fn lock_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
+    let locked = diesel::update(instances::table.filter(instances::id.eq(id)))
+        .set(instances::row_version.eq(instances::row_version + 1))
+        .execute(conn)?;
+    Ok(locked > 0)
+}
+
+pub fn delete_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
+    Ok(diesel::delete(instances::table.filter(instances::id.eq(id))).execute(conn)? > 0)
+}
+
+pub fn list_instances(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<InstanceRecord>> {
+    let mut query = instances::table.select(instance_columns!()).order(instances::id.asc()).into_boxed();
+    for condition in &spec.predicates {
+        query = query.filter(predicate::<instances::table>(backend, condition));
+    }
+    if let Some(after) = &spec.after_id {
+        query = query.filter(instances::id.gt(after.clone()));
+    }
+    query.limit(spec.limit).load::<InstanceRow>(conn)?.into_iter().map(instance_from_row).collect()
+}
+
+pub fn list_instances_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<RawDocument>> {
+    let mut query = instances::table
+        .select((instances::id, instances::row_version, instances::body))
+        .order(instances::id.asc())
+        .into_boxed();
+    for condition in &spec.predicates {
+        query = query.filter(predicate::<instances::table>(backend, condition));
+    }
+    if let Some(after) = &spec.after_id {
+        query = query.filter(instances::id.gt(after.clone()));
+    }
+    Ok(query
+        .limit(spec.limit)
+        .load::<(String, i64, String)>(conn)?
+        .into_iter()
+        .map(|(id, version, body)| RawDocument { id, stamp: version.to_string(), body })
+        .collect())
+}
+
+pub fn count_instances_of_package(conn: &mut AnyConnection, pkg_id: &str) -> DbResult<i64> {
+    Ok(instances::table.filter(instances::vnf_pkg_id.eq(pkg_id)).count().get_result(conn)?)
+}
+
+pub fn all_instances(conn: &mut AnyConnection) -> DbResult<Vec<InstanceRecord>> {
+    instances::table
+        .select(instance_columns!())
+        .order(instances::id.asc())
+        .load::<InstanceRow>(conn)?
+        .into_iter()
+        .map(instance_from_row)
+        .collect()
+}
+
+type OpRow = (String, String, Option<String>, Option<String>, Option<String>, i32, String, String);
+
+fn op_from_row(row: OpRow) -> DbResult<OpOccRecord> {
+    let (id, body, pending_action, owner, lease_expires_at, attempt, created_at, updated_at) = row;
+    Ok(OpOccRecord {
+        id,
+        body: serde_json::from_str(&body)?,
+        pending_action,
+        owner,
+        lease_expires_at,
+        attempt,
+        created_at,
+        updated_at,
+    })
+}
+
+macro_rules! op_columns {
+    () => {
+        (
+            op_occs::id,
+            op_occs::body,
+            op_occs::pending_action,
+            op_occs::owner,
+            op_occs::lease_expires_at,
+            op_occs::attempt,
+            op_occs::created_at,
+            op_occs::updated_at,
+        )
+    };
+}
+
+pub fn insert_op(conn: &mut AnyConnection, record: &OpOccRecord) -> DbResult<()> {
+    let body = &record.body;
+    diesel::insert_into(op_occs::table)
+        .values((
+            op_occs::id.eq(&record.id),
+            op_occs::vnf_instance_id.eq(text(body, "vnfInstanceId")),
+            op_occs::operation.eq(text(body, "operation")),
+            op_occs::operation_state.eq(text(body, "operationState")),
+            op_occs::state_entered_time.eq(text(body, "stateEnteredTime")),
+            op_occs::start_time.eq(text(body, "startTime")),
+            op_occs::is_automatic_invocation.eq(body["isAutomaticInvocation"].as_bool().unwrap_or(false)),
+            op_occs::is_cancel_pending.eq(body["isCancelPending"].as_bool().unwrap_or(false)),
+            op_occs::body.eq(body.to_string()),
+            op_occs::pending_action.eq(&record.pending_action),
+            op_occs::owner.eq(&record.owner),
+            op_occs::lease_expires_at.eq(&record.lease_expires_at),
+            op_occs::attempt.eq(record.attempt),
+            op_occs::created_at.eq(&record.created_at),
+            op_occs::updated_at.eq(&record.updated_at),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn find_op(conn: &mut AnyConnection, id: &str) -> DbResult<Option<OpOccRecord>> {
+    op_occs::table.filter(op_occs::id.eq(id)).select(op_columns!()).first::<OpRow>(conn).optional()?.map(op_from_row).transpose()
+}
+
+pub fn update_op(conn: &mut AnyConnection, record: &OpOccRecord) -> DbResult<bool> {
+    let body = &record.body;
+    let changed = diesel::update(op_occs::table.filter(op_occs::id.eq(&record.id)))
+        .set((
+            op_occs::operation_state.eq(text(body, "operationState")),
+            op_occs::state_entered_time.eq(text(body, "stateEnteredTime")),
+            op_occs::is_cancel_pending.eq(body["isCancelPending"].as_bool().unwrap_or(false)),
+            op_occs::body.eq(body.to_string()),
+            op_occs::pending_action.eq(&record.pending_action),
+            op_occs::owner.eq(&record.owner),
+            op_occs::lease_expires_at.eq(&record.lease_expires_at),
+            op_occs::attempt.eq(record.attempt),
+            op_occs::updated_at.eq(now_text()),
+        ))
+        .execute(conn)?;
+    Ok(changed > 0)
+}
+
+pub fn update_op_guarded(conn: &mut AnyConnection, record: &OpOccRecord, expected_owner: Option<&str>, expected_state: &str) -> DbResult<bool> {
+    let body = &record.body;
+    let mut target = op_occs::table.filter(op_occs::id.eq(&record.id)).filter(op_occs::operation_state.eq(expected_state)).into_boxed();
+    target = match expected_owner {
+        Some(owner) => target.filter(op_occs::owner.eq(owner.to_owned())),
+        None => target.filter(op_occs::owner.is_null()),
+    };
+    let ids: Vec<String> = target.select(op_occs::id).load(conn)?;
+    if ids.is_empty() {
+        return Ok(false);
+    }
+    let mut update = diesel::update(op_occs::table.filter(op_occs::id.eq(&record.id)).filter(op_occs::operation_state.eq(expected_state))).into_boxed();
+    update = match expected_owner {
+        Some(owner) => update.filter(op_occs::owner.eq(owner.to_owned())),
+        None => update.filter(op_occs::owner.is_null()),
+    };
+    let changed = update
+        .set((
+            op_occs::operation_state.eq(text(body, "operationState")),
+            op_occs::state_entered_time.eq(text(body, "stateEnteredTime")),
+            op_occs::is_cancel_pending.eq(body["isCancelPending"].as_bool().unwrap_or(false)),
+            op_occs::body.eq(body.to_string()),
+            op_occs::pending_action.eq(&record.pending_action),
+            op_occs::owner.eq(&record.owner),
+            op_occs::lease_expires_at.eq(&record.lease_expires_at),
+            op_occs::attempt.eq(record.attempt),
+            op_occs::updated_at.eq(now_text()),
+        ))
+        .execute(conn)?;
+    Ok(changed > 0)
+}
+
+pub fn list_ops(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<OpOccRecord>> {
+    let mut query = op_occs::table.select(op_columns!()).order(op_occs::id.asc()).into_boxed();
+    for condition in &spec.predicates {
+        query = query.filter(predicate::<op_occs::table>(backend, condition));
+    }
+    if let Some(after) = &spec.after_id {
+        query = query.filter(op_occs::id.gt(after.clone()));
+    }
+    query.limit(spec.limit).load::<OpRow>(conn)?.into_iter().map(op_from_row).collect()
+}
+
+pub fn list_ops_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<RawDocument>> {
+    let mut query =
+        op_occs::table.select((op_occs::id, op_occs::updated_at, op_occs::body)).order(op_occs::id.asc()).into_boxed();
+    for condition in &spec.predicates {
+        query = query.filter(predicate::<op_occs::table>(backend, condition));
+    }
+    if let Some(after) = &spec.after_id {
+        query = query.filter(op_occs::id.gt(after.clone()));
+    }
+    Ok(query
+        .limit(spec.limit)
+        .load::<(String, String, String)>(conn)?
+        .into_iter()
+        .map(|(id, stamp, body)| RawDocument { id, stamp, body })
+        .collect())
+}
+
+pub fn in_flight_op(conn: &mut AnyConnection, instance_id: &str) -> DbResult<Option<OpOccRecord>> {
+    op_occs::table
+        .filter(op_occs::vnf_instance_id.eq(instance_id))
+        .filter(op_occs::operation_state.eq_any(IN_FLIGHT_STATES))
+        .select(op_columns!())
+        .first::<OpRow>(conn)
+        .optional()?
+        .map(op_from_row)
+        .transpose()
+}
+
+pub fn claim_op(conn: &mut AnyConnection, id: &str, owner: &str, lease_expires_at: &str) -> DbResult<Option<OpOccRecord>> {
+    let Some(mut record) = find_op(conn, id)? else { return Ok(None) };
+    let Some(pending) = record.pending_action.clone() else { return Ok(None) };
+    // Conditional on the pending work still being there: of two conductors racing on a
+    // repeated message, exactly one updates the row.
+    let claimed = diesel::update(
+        op_occs::table.filter(op_occs::id.eq(id)).filter(op_occs::pending_action.eq(&pending)),
+    )
+    .set((
+        op_occs::owner.eq(owner),
+        op_occs::lease_expires_at.eq(lease_expires_at),
+        op_occs::pending_action.eq(None::<String>),
+        op_occs::updated_at.eq(now_text()),
+    ))
+    .execute(conn)?;
+    if claimed == 0 {
+        return Ok(None);
+    }
+    record.owner = Some(owner.to_owned());
+    record.lease_expires_at = Some(lease_expires_at.to_owned());
+    // The caller learns which work it took up from `pending_action`; the row no longer has it.
+    Ok(Some(record))
+}
+
+pub fn ops_owned_by_others(conn: &mut AnyConnection, live_owners: &[String]) -> DbResult<Vec<OpOccRecord>> {
+    op_occs::table
+        .filter(op_occs::owner.is_not_null())
+        .filter(op_occs::owner.ne_all(live_owners.to_vec()))
+        .filter(op_occs::operation_state.eq_any(["STARTING", "PROCESSING", "ROLLING_BACK"]))
+        .select(op_columns!())
+        .order(op_occs::id.asc())
+        .load::<OpRow>(conn)?
+        .into_iter()
+        .map(op_from_row)
+        .collect()
+}
+
+pub fn ops_pending(conn: &mut AnyConnection) -> DbResult<Vec<OpOccRecord>> {
+    op_occs::table
+        .filter(op_occs::pending_action.is_not_null())
+        .select(op_columns!())
+        .order(op_occs::id.asc())
+        .load::<OpRow>(conn)?
+        .into_iter()
+        .map(op_from_row)
+        .collect()
+}
+
+pub fn insert_grant(conn: &mut AnyConnection, op_id: &str, grant: &Value) -> DbResult<()> {
+    diesel::insert_into(grants::table)
+        .values((
+            grants::id.eq(text(grant, "id")),
+            grants::vnf_lcm_op_occ_id.eq(op_id),
+            grants::body.eq(grant.to_string()),
+            grants::created_at.eq(now_text()),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn find_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<Option<Value>> {
+    grants::table
+        .filter(grants::vnf_lcm_op_occ_id.eq(op_id))
+        .select(grants::body)
+        .first::<String>(conn)
+        .optional()?
+        .map(|body| serde_json::from_str(&body).map_err(Into::into))
+        .transpose()
+}
+
+pub fn delete_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<()> {
+    diesel::delete(grants::table.filter(grants::vnf_lcm_op_occ_id.eq(op_id))).execute(conn)?;
+    Ok(())
+}
+
+type SubscriptionRow = (String, String, String, String, Option<String>, String, String);
+
+fn subscription_from_row(row: SubscriptionRow) -> DbResult<SubscriptionRecord> {
+    let (id, callback_uri, verbosity, body, authentication, dedup_key, created_at) = row;
+    Ok(SubscriptionRecord {
+        id,
+        callback_uri,
+        verbosity,
+        body: serde_json::from_str(&body)?,
+        authentication: authentication.map(|text| serde_json::from_str(&text)).transpose()?,
+        dedup_key,
+        created_at,
+    })
+}
+
+macro_rules! subscription_columns {
+    () => {
+        (
+            subscriptions::id,
+            subscriptions::callback_uri,
+            subscriptions::verbosity,
+            subscriptions::body,
+            subscriptions::authentication,
+            subscriptions::dedup_key,
+            subscriptions::created_at,
+        )
+    };
+}
+
+pub fn insert_subscription(conn: &mut AnyConnection, record: &SubscriptionRecord) -> DbResult<()> {
+    diesel::insert_into(subscriptions::table)
+        .values((
+            subscriptions::id.eq(&record.id),
+            subscriptions::callback_uri.eq(&record.callback_uri),
+            subscriptions::verbosity.eq(&record.verbosity),
+            subscriptions::body.eq(record.body.to_string()),
+            subscriptions::authentication.eq(record.authentication.as_ref().map(Value::to_string)),
+            subscriptions::dedup_key.eq(&record.dedup_key),
+            subscriptions::created_at.eq(&record.created_at),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn find_subscription(conn: &mut AnyConnection, id: &str) -> DbResult<Option<SubscriptionRecord>> {
+    subscriptions::table
+        .filter(subscriptions::id.eq(id))
+        .select(subscription_columns!())
+        .first::<SubscriptionRow>(conn)
+        .optional()?
+        .map(subscription_from_row)
+        .transpose()
+}
+
+pub fn find_subscription_by_dedup_key(conn: &mut AnyConnection, key: &str) -> DbResult<Option<SubscriptionRecord>> {
+    subscriptions::table
+        .filter(subscriptions::dedup_key.eq(key))
+        .select(subscription_columns!())
+        .first::<SubscriptionRow>(conn)
+        .optional()?
+        .map(subscription_from_row)
+        .transpose()
+}
+
+pub fn delete_subscription(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
+    Ok(diesel::delete(subscriptions::table.filter(subscriptions::id.eq(id))).execute(conn)? > 0)
+}
+
+pub fn list_subscriptions(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    spec: &ListSpec,
+) -> DbResult<Vec<SubscriptionRecord>> {
+    let mut query = subscriptions::table.select(subscription_columns!()).order(subscriptions::id.asc()).into_boxed();
+    for condition in &spec.predicates {
+        query = query.filter(predicate::<subscriptions::table>(backend, condition));
+    }
+    if let Some(after) = &spec.after_id {
+        query = query.filter(subscriptions::id.gt(after.clone()));
+    }
+    query.limit(spec.limit).load::<SubscriptionRow>(conn)?.into_iter().map(subscription_from_row).collect()
+}
+
+pub fn all_subscriptions(conn: &mut AnyConnection) -> DbResult<Vec<SubscriptionRecord>> {
+    subscriptions::table
+        .select(subscription_columns!())
+        .order(subscriptions::id.asc())
+        .load::<SubscriptionRow>(conn)?
+        .into_iter()
+        .map(subscription_from_row)
+        .collect()
+}

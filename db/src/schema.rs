@@ -1,0 +1,195 @@
+// Diesel table definitions matching migrations/{sqlite,postgres}, restricted to types
+// both backends share (TEXT for JSON documents and timestamps).
+
+diesel::table! {
+    vnf_packages (id) {
+        id -> Text,
+        onboarding_state -> Text,
+        operational_state -> Text,
+        usage_state -> Text,
+        vnfd_id -> Nullable<Text>,
+        vnf_provider -> Nullable<Text>,
+        vnf_product_name -> Nullable<Text>,
+        vnf_software_version -> Nullable<Text>,
+        vnfd_version -> Nullable<Text>,
+        body -> Text,
+        vnfd -> Nullable<Text>,
+        upload_source -> Nullable<Text>,
+        created_at -> Text,
+        updated_at -> Text,
+        row_version -> BigInt,
+    }
+}
+
+diesel::table! {
+    vnf_instances_v2 (id) {
+        id -> Text,
+        vnf_instance_name -> Nullable<Text>,
+        vnfd_id -> Text,
+        vnf_pkg_id -> Text,
+        vnf_provider -> Text,
+        vnf_product_name -> Text,
+        vnf_software_version -> Text,
+        vnfd_version -> Text,
+        instantiation_state -> Text,
+        body -> Text,
+        created_at -> Text,
+        updated_at -> Text,
+        row_version -> BigInt,
+    }
+}
+
+diesel::table! {
+    vnf_lcm_op_occs_v2 (id) {
+        id -> Text,
+        vnf_instance_id -> Text,
+        operation -> Text,
+        operation_state -> Text,
+        state_entered_time -> Text,
+        start_time -> Text,
+        is_automatic_invocation -> Bool,
+        is_cancel_pending -> Bool,
+        body -> Text,
+        pending_action -> Nullable<Text>,
+        owner -> Nullable<Text>,
+        lease_expires_at -> Nullable<Text>,
+        attempt -> Integer,
+        created_at -> Text,
+        updated_at -> Text,
+    }
+}
+
+diesel::table! {
+    grants_v2 (id) {
+        id -> Text,
+        vnf_lcm_op_occ_id -> Text,
+        body -> Text,
+        created_at -> Text,
+    }
+}
+
+diesel::table! {
+    lccn_subscriptions_v2 (id) {
+        id -> Text,
+        callback_uri -> Text,
+        verbosity -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        dedup_key -> Text,
+        created_at -> Text,
+    }
+}
+
+diesel::table! {
+    vnf_instances_v1 (id) {
+        id -> Text,
+        vnf_instance_name -> Nullable<Text>,
+        vnfd_id -> Text,
+        vnf_pkg_id -> Text,
+        vnf_provider -> Text,
+        vnf_product_name -> Text,
+        vnf_software_version -> Text,
+        vnfd_version -> Text,
+        instantiation_state -> Text,
+        body -> Text,
+        created_at -> Text,
+        updated_at -> Text,
+        row_version -> BigInt,
+    }
+}
+
+diesel::table! {
+    vnf_lcm_op_occs_v1 (id) {
+        id -> Text,
+        vnf_instance_id -> Text,
+        operation -> Text,
+        operation_state -> Text,
+        state_entered_time -> Text,
+        start_time -> Text,
+        is_automatic_invocation -> Bool,
+        is_cancel_pending -> Bool,
+        body -> Text,
+        pending_action -> Nullable<Text>,
+        owner -> Nullable<Text>,
+        lease_expires_at -> Nullable<Text>,
+        attempt -> Integer,
+        created_at -> Text,
+        updated_at -> Text,
+    }
+}
+
+diesel::table! {
+    grants_v1 (id) {
+        id -> Text,
+        vnf_lcm_op_occ_id -> Text,
+        body -> Text,
+        created_at -> Text,
+    }
+}
+
+diesel::table! {
+    lccn_subscriptions_v1 (id) {
+        id -> Text,
+        callback_uri -> Text,
+        verbosity -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        dedup_key -> Text,
+        created_at -> Text,
+    }
+}
+
+diesel::table! {
+    conductors (id) {
+        id -> Text,
+        hostname -> Text,
+        started_at -> Text,
+        heartbeat_at -> Text,
+    }
+}
+
+diesel::table! {
+    rpc_outbox (id) {
+        id -> BigInt,
+        kind -> Text,
+        target_id -> Text,
+        major -> Integer,
+        created_at -> Text,
+        published_at -> Nullable<Text>,
+        publish_attempts -> Integer,
+    }
+}
+
+diesel::table! {
+    notifications (id) {
+        id -> BigInt,
+        notification_id -> Text,
+        subscription_id -> Text,
+        major -> Integer,
+        notification_type -> Text,
+        body -> Text,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Text,
+        last_error -> Nullable<Text>,
+        created_at -> Text,
+        delivered_at -> Nullable<Text>,
+        claimed_by -> Nullable<Text>,
+        claim_expires_at -> Nullable<Text>,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    vnf_packages,
+    vnf_instances_v2,
+    vnf_lcm_op_occs_v2,
+    grants_v2,
+    lccn_subscriptions_v2,
+    vnf_instances_v1,
+    vnf_lcm_op_occs_v1,
+    grants_v1,
+    lccn_subscriptions_v1,
+    conductors,
+    rpc_outbox,
+    notifications
+);

@@ -1,0 +1,49 @@
+//! Settings of the persistence layer (the `[database]` table).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatabaseSettings {
+    /// `postgres://user:pass@host/db` or `sqlite://path/to/file.db`; empty means the
+    /// embedded default, `solgate.db` in the data directory.
+    pub url: String,
+    /// Connections in the pool.
+    pub pool_size: u32,
+    /// Seconds to wait for a free pooled connection.
+    pub connect_timeout_secs: u64,
+    /// SQLite durability: `full` (default) fsyncs every commit, so an accepted (202)
+    /// operation survives a power loss; `normal` survives a process crash only and
+    /// commits several times faster.
+    pub sqlite_synchronous: SqliteSynchronous,
+    /// Milliseconds a SQLite writer waits for the write lock before failing.
+    pub sqlite_busy_timeout_ms: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SqliteSynchronous {
+    Full,
+    Normal,
+}
+
+impl SqliteSynchronous {
+    pub fn pragma(self) -> &'static str {
+        match self {
+            SqliteSynchronous::Full => "FULL",
+            SqliteSynchronous::Normal => "NORMAL",
+        }
+    }
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        Self {
+            url: String::new(),
+            pool_size: 8,
+            connect_timeout_secs: 10,
+            sqlite_synchronous: SqliteSynchronous::Full,
+            sqlite_busy_timeout_ms: 10_000,
+        }
+    }
+}

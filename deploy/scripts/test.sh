@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs solgate's whole test suite: starts PostgreSQL and RabbitMQ if they are not running
+# (installing them when missing), runs every test of every crate with every feature, then
+# drives the server with the real python-tackerclient (installed into target/ on first use).
+# Arguments are passed to `cargo test` (a filter skips the tackerclient check).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# shellcheck source=services.sh
+source deploy/scripts/services.sh
+ensure_services
+cargo test --workspace --all-features --locked "$@"
+if [ "$#" -eq 0 ]; then
+    deploy/scripts/tackerclient-check.sh target/debug/solgate
+fi

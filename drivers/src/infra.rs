@@ -1,0 +1,212 @@
+//! The infra driver interface. The conductor works out *what* a VNF should look like
+//! (a [`DeploymentPlan`] from the VNFD, the flavour, the scale levels and the request);
+//! an infra driver makes a VIM look like that and reports the resources it holds
+//! (an [`Inventory`], in SOL003 `instantiatedVnfInfo` shapes).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use solgate_vnfpkg::Vnfd;
+
+/// `vimConnectionInfo.vimType` values (SOL003 v3.3.1 registry, Tacker's spelling).
+pub const VIM_TYPE_OPENSTACK: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
+pub const VIM_TYPE_KUBERNETES: &str = "ETSINFV.KUBERNETES.V_1";
+/// solgate's simulated VIM (embedded default and tests).
+pub const VIM_TYPE_LOCAL: &str = "SOLGATE.LOCAL.V_1";
+
+/// One VIM connection (SOL003 VimConnectionInfo), credentials included.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VimConnection {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub vim_id: Option<String>,
+    pub vim_type: String,
+    #[serde(default)]
+    pub interface_info: Value,
+    #[serde(default)]
+    pub access_info: Value,
+    #[serde(default)]
+    pub extra: Value,
+}
+
+impl VimConnection {
+    /// Tacker rewrites the legacy `kubernetes` type; so do we.
+    pub fn normalized_vim_type(&self) -> &str {
+        match self.vim_type.as_str() {
+            "kubernetes" => VIM_TYPE_KUBERNETES,
+            "openstack" => VIM_TYPE_OPENSTACK,
+            other => other,
+        }
+    }
+}
+
+/// What one VDU should have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VduTarget {
+    pub vdu_id: String,
+    pub count: u32,
+}
+
+/// The shape a VNF should have after an operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeploymentPlan {
+    pub flavour_id: String,
+    pub vdus: Vec<VduTarget>,
+    /// Internal virtual links to exist (VNFD VnfVirtualLink ids).
+    pub virtual_links: Vec<String>,
+    /// `extVirtualLinks` of the request or the instance (SOL003 ExtVirtualLinkData[]).
+    pub ext_virtual_links: Value,
+    /// `extManagedVirtualLinks`.
+    pub ext_managed_virtual_links: Value,
+    /// aspect id → scale level.
+    pub scale_levels: BTreeMap<String, u32>,
+}
+
+/// A compute resource in the VIM (SOL003 ResourceHandle).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceHandle {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vim_connection_id: Option<String>,
+    pub resource_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vim_level_resource_type: Option<String>,
+}
+
+/// SOL003 VnfcResourceInfo (the fields solgate fills).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VnfcResource {
+    pub id: String,
+    pub vdu_id: String,
+    pub compute_resource: ResourceHandle,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub storage_resource_ids: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnfc_cp_info: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+/// SOL003 VnfVirtualLinkResourceInfo.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualLinkResource {
+    pub id: String,
+    pub vnf_virtual_link_desc_id: String,
+    pub network_resource: ResourceHandle,
+    #[serde(default)]
+    pub vnf_link_ports: Vec<Value>,
+}
+
+/// SOL003 VirtualStorageResourceInfo.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualStorageResource {
+    pub id: String,
+    pub virtual_storage_desc_id: String,
+    pub storage_resource: ResourceHandle,
+}
+
+/// The resources a VNF holds in its VIM.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inventory {
+    pub vnfc_resources: Vec<VnfcResource>,
+    pub virtual_links: Vec<VirtualLinkResource>,
+    pub virtual_storages: Vec<VirtualStorageResource>,
+    /// Driver-private state (a Heat stack id, a Kubernetes namespace, ...).
+    #[serde(default)]
+    pub vim_state: Value,
+    /// `vnfState` of the VNF (STARTED / STOPPED).
+    #[serde(default = "started")]
+    pub vnf_state: String,
+}
+
+fn started() -> String {
+    "STARTED".to_owned()
+}
+
+impl Inventory {
+    pub fn is_empty(&self) -> bool {
+        self.vnfc_resources.is_empty() && self.virtual_links.is_empty() && self.virtual_storages.is_empty()
+    }
+}
+
+/// What the driver is asked to do.
+#[derive(Debug, Clone, Copy)]
+pub enum InfraAction<'a> {
+    /// Make the VIM match the plan (instantiate, scale, change flavour/ext conn/package).
+    Realize { plan: &'a DeploymentPlan },
+    /// Recreate the resources of these VNFCs (all if empty), keeping their ids.
+    Heal { plan: &'a DeploymentPlan, vnfc_ids: &'a [String] },
+    /// Start or stop the VNF (`changeStateTo`: STARTED / STOPPED).
+    Operate { change_state_to: &'a str },
+    /// Remove every resource.
+    Teardown,
+}
+
+impl InfraAction<'_> {
+    pub fn name(&self) -> &'static str {
+        match self {
+            InfraAction::Realize { .. } => "realize",
+            InfraAction::Heal { .. } => "heal",
+            InfraAction::Operate { .. } => "operate",
+            InfraAction::Teardown => "teardown",
+        }
+    }
+}
+
+/// Everything a driver may read.
+pub struct InfraContext<'a> {
+    pub instance_id: &'a str,
+    pub vim: &'a VimConnection,
+    pub vnfd: &'a Vnfd,
+    /// The extracted VNF package (HOT templates, Kubernetes manifests), if any.
+    pub package_dir: Option<&'a Path>,
+    /// The resources held now.
+    pub current: &'a Inventory,
+    /// The request's `additionalParams` (or `{}`).
+    pub additional_params: &'a Value,
+    /// 1 for the first run, 2 for the first retry, ...
+    pub attempt: u32,
+    /// True once the operation was cancelled; drivers check it between steps.
+    pub cancelled: &'a (dyn Fn() -> bool + Send + Sync),
+}
+
+/// A failed infra action, with what the VIM holds after it (so a retry or a rollback
+/// knows what to clean up).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct DriverError {
+    pub message: String,
+    pub partial: Option<Box<Inventory>>,
+    /// The failure is the operation being cancelled.
+    pub cancelled: bool,
+}
+
+impl DriverError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into(), partial: None, cancelled: false }
+    }
+
+    pub fn with_partial(mut self, partial: Inventory) -> Self {
+        self.partial = Some(Box::new(partial));
+        self
+    }
+}
+
+/// An infra driver: one per `vimType`.
+pub trait InfraDriver: Send + Sync {
+    fn vim_type(&self) -> &'static str;
+    fn execute<'a>(
+        &'a self,
+        ctx: InfraContext<'a>,
+        action: InfraAction<'a>,
+    ) -> BoxFuture<'a, Result<Inventory, DriverError>>;
+}

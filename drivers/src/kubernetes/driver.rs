@@ -1,0 +1,750 @@
+//! The Kubernetes infra driver: the manifests an instantiate request names, applied to one
+//! namespace, with one workload (Deployment, StatefulSet, ReplicaSet, DaemonSet or Pod) per
+//! VDU — Tacker's v2 CNF driver (`sol_refactored/infra_drivers/kubernetes`) conventions:
+//!
+//! - `additionalParams.lcm-kubernetes-def-files`: package paths of the manifests (read from
+//!   the extracted package); `additionalParams.namespace` overrides the namespace of every
+//!   namespaced object, else the manifests' own (they must agree) or the VIM's
+//!   (`vimConnectionInfo.extra.namespace`, default `default`).
+//! - A VDU's workload is the object whose `metadata.name` is the VDU's `name` (Tacker), or
+//!   its node id, compared case-insensitively when nothing matches exactly (Kubernetes
+//!   names are lower case). Every object gets label `tacker_vnf_instance_id=<instance id>`.
+//! - Realize: the first one (or one naming def files again) applies every object with
+//!   server-side apply, `spec.replicas` set to the plan's count; later ones PATCH the
+//!   workloads' `scale` subresource. Then it waits until each Deployment is available and
+//!   each VDU has exactly its count of Running pods (pods found with the workload's own
+//!   `spec.selector`).
+//! - Inventory: one VnfcResourceInfo per pod (resourceId = pod name, vimLevelResourceType =
+//!   the workload kind). A VNFC keeps its id while its pod lives; a pod that replaces a
+//!   vanished one of the same VDU (heal, rolling update, restart after STOPPED) takes over
+//!   the vanished VNFC's id; other pods are new VNFCs.
+//! - Heal: deletes the VNFCs' pods and waits for replacements (Tacker's heal).
+//! - Operate: STOPPED scales every VDU to 0 (remembering the counts), STARTED scales back.
+//!   The VNFC entries stay while stopped, so the instance keeps its shape.
+//! - Teardown: deletes the applied objects, last first (foreground propagation), waits
+//!   until the VDUs' pods and the objects are gone.
+//!
+//! `vim_state` holds the namespace, the def files, the applied objects and the VDU workloads.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use solgate_vnfpkg::Flavour;
+use tokio::time::Instant;
+
+use super::{KubernetesClient, KubernetesError, PodCondition, ResourceRef, VimCredentials, WaitOptions};
+use crate::infra::{
+    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle,
+    VIM_TYPE_KUBERNETES, VnfcResource,
+};
+
+/// Label Tacker puts on every object of a VNF instance (kubernetes_resource.VNF_INSTANCE_ID_LABEL).
+pub const INSTANCE_LABEL: &str = "tacker_vnf_instance_id";
+/// `additionalParams` key listing the manifests (Tacker's CNF instantiate).
+pub const DEF_FILES_PARAM: &str = "lcm-kubernetes-def-files";
+/// Kinds that can hold a VDU (Tacker's kubernetes_utils.TARGET_KIND).
+const WORKLOAD_KINDS: &[&str] = &["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Pod"];
+
+/// Kubernetes infra driver for `ETSINFV.KUBERNETES.V_1` VIMs.
+#[derive(Debug, Clone)]
+pub struct KubernetesDriver {
+    /// Limits of every wait (Tacker: `kubernetes_vim_rsc_wait_timeout` 500 s, polls every 10 s).
+    pub wait: WaitOptions,
+    /// How often a running wait checks whether the operation was cancelled.
+    pub cancel_poll: Duration,
+}
+
+impl Default for KubernetesDriver {
+    fn default() -> Self {
+        Self { wait: WaitOptions::default(), cancel_poll: Duration::from_millis(500) }
+    }
+}
+
+/// An applied object, as kept in `vim_state`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ObjectRef {
+    api_version: String,
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    namespace: Option<String>,
+    name: String,
+}
+
+impl ObjectRef {
+    fn from_resource(target: &ResourceRef) -> Self {
+        Self {
+            api_version: target.api_version.clone(),
+            kind: target.kind.clone(),
+            namespace: target.namespace.clone(),
+            name: target.name.clone(),
+        }
+    }
+
+    fn resource(&self) -> Result<ResourceRef, Halt> {
+        ResourceRef::new(&self.api_version, &self.kind, self.namespace.as_deref(), &self.name)
+            .map_err(|error| failed(error.to_string()))
+    }
+
+    fn is_scalable(&self) -> bool {
+        matches!(self.kind.as_str(), "Deployment" | "StatefulSet" | "ReplicaSet")
+    }
+}
+
+/// The workload of a VDU and the label selector of its pods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Workload {
+    #[serde(flatten)]
+    object: ObjectRef,
+    selector: String,
+}
+
+/// What the driver remembers in `Inventory::vim_state`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ClusterState {
+    namespace: String,
+    files: Vec<String>,
+    objects: Vec<ObjectRef>,
+    vdus: BTreeMap<String, Workload>,
+    /// Replica counts to restore when a STOPPED VNF is started again.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    stopped_replicas: BTreeMap<String, u32>,
+}
+
+/// Why a run stopped early.
+enum Halt {
+    Cancelled(String),
+    Failed(String),
+}
+
+fn failed(message: impl Into<String>) -> Halt {
+    Halt::Failed(message.into())
+}
+
+/// A package path of a manifest, refused when it could leave the package.
+fn package_file(package_dir: Option<&Path>, path: &str) -> Result<PathBuf, Halt> {
+    let dir = package_dir.ok_or_else(|| failed("the VNF package of the instance is not available"))?;
+    let relative = Path::new(path);
+    let inside =
+        !path.is_empty() && relative.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !inside {
+        return Err(failed(format!("{DEF_FILES_PARAM}: {path} is not a path inside the VNF package")));
+    }
+    Ok(dir.join(relative))
+}
+
+/// `additionalParams.lcm-kubernetes-def-files`, when given.
+fn def_files(params: &Value) -> Result<Option<Vec<String>>, Halt> {
+    match params.get(DEF_FILES_PARAM) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_str().map(str::to_owned).ok_or_else(|| failed(format!("{DEF_FILES_PARAM} must list strings")))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(failed(format!("{DEF_FILES_PARAM} must be a list of package paths"))),
+    }
+}
+
+fn labels_selector(labels: &Map<String, Value>) -> Vec<String> {
+    labels.iter().filter_map(|(key, value)| Some(format!("{key}={}", value.as_str()?))).collect()
+}
+
+/// The label selector of a workload's pods: its `spec.selector` (matchLabels and
+/// matchExpressions in the text form the API takes), or a bare Pod's own labels.
+fn selector_of(object: &Value) -> Option<String> {
+    let mut terms = Vec::new();
+    if object["kind"] == "Pod" {
+        terms = labels_selector(object.pointer("/metadata/labels")?.as_object()?);
+    } else {
+        let selector = object.pointer("/spec/selector")?;
+        if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
+            terms.extend(labels_selector(labels));
+        }
+        for expression in selector.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+            let key = expression["key"].as_str()?;
+            let values: Vec<&str> =
+                expression["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            terms.push(match expression["operator"].as_str()? {
+                "In" => format!("{key} in ({})", values.join(",")),
+                "NotIn" => format!("{key} notin ({})", values.join(",")),
+                "Exists" => key.to_owned(),
+                "DoesNotExist" => format!("!{key}"),
+                _ => return None,
+            });
+        }
+    }
+    (!terms.is_empty()).then(|| terms.join(","))
+}
+
+/// The VDU whose workload `name` is: its `name` property (Tacker), or its id; exactly
+/// first, then ignoring case.
+fn vdu_for_name<'f>(flavour: &'f Flavour, name: &str) -> Option<&'f str> {
+    let exact = flavour.vdus.iter().find(|vdu| vdu.name == name || vdu.id == name);
+    let loose =
+        || flavour.vdus.iter().find(|vdu| vdu.name.eq_ignore_ascii_case(name) || vdu.id.eq_ignore_ascii_case(name));
+    exact.or_else(loose).map(|vdu| vdu.id.as_str())
+}
+
+fn pod_name(pod: &Value) -> Option<&str> {
+    pod.pointer("/metadata/name").and_then(Value::as_str)
+}
+
+fn pod_uid(pod: &Value) -> Option<&str> {
+    pod.pointer("/metadata/uid").and_then(Value::as_str)
+}
+
+/// Resolves when `cancelled()` turns true (checked every `every`).
+async fn cancellation(cancelled: &(dyn Fn() -> bool + Send + Sync), every: Duration) {
+    while !cancelled() {
+        tokio::time::sleep(every).await;
+    }
+}
+
+struct Run<'c, 'a> {
+    driver: &'c KubernetesDriver,
+    ctx: &'c InfraContext<'a>,
+    client: KubernetesClient,
+    state: ClusterState,
+    inventory: Inventory,
+}
+
+impl Run<'_, '_> {
+    fn sync_vim_state(&mut self) {
+        self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+    }
+
+    fn check_cancelled(&self, before: &str) -> Result<(), Halt> {
+        if (self.ctx.cancelled)() { Err(Halt::Cancelled(format!("cancelled before {before}"))) } else { Ok(()) }
+    }
+
+    /// Runs one API call or wait, abandoning it when the operation is cancelled.
+    async fn guard<T>(&self, what: &str, call: impl Future<Output = Result<T, KubernetesError>>) -> Result<T, Halt> {
+        self.check_cancelled(what)?;
+        tokio::select! {
+            biased;
+            result = call => result.map_err(|error| failed(format!("{what}: {error}"))),
+            () = cancellation(self.ctx.cancelled, self.driver.cancel_poll) => {
+                Err(Halt::Cancelled(format!("cancelled while {what}")))
+            }
+        }
+    }
+
+    async fn pause(&self, what: &str) -> Result<(), Halt> {
+        let poll = self.driver.wait.poll_interval;
+        self.guard(what, async {
+            tokio::time::sleep(poll).await;
+            Ok(())
+        })
+        .await
+    }
+
+    fn namespace_of<'w>(&'w self, workload: &'w Workload) -> &'w str {
+        workload.object.namespace.as_deref().unwrap_or(&self.state.namespace)
+    }
+
+    fn flavour(&self, flavour_id: &str) -> Result<&Flavour, Halt> {
+        self.ctx.vnfd.flavour(flavour_id).ok_or_else(|| failed(format!("flavour {flavour_id} is not in the VNFD")))
+    }
+
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        self.check_cancelled("changing the Kubernetes objects")?;
+        let files = def_files(self.ctx.additional_params)?;
+        match files {
+            Some(files) => self.apply_files(files, plan).await?,
+            None if self.state.objects.is_empty() && !self.state.files.is_empty() => {
+                let files = self.state.files.clone();
+                self.apply_files(files, plan).await?;
+            }
+            None if self.state.objects.is_empty() => {
+                return Err(failed(format!(
+                    "additionalParams.{DEF_FILES_PARAM} must name the Kubernetes manifests of the VNF"
+                )));
+            }
+            None => self.scale_to(plan).await?,
+        }
+        let counts = plan.vdus.iter().map(|t| (t.vdu_id.clone(), t.count)).collect();
+        let pods = self.wait_vdus(&counts).await?;
+        self.map_pods(&pods);
+        Ok(())
+    }
+
+    /// Reads the manifests: the namespace settled, the instance label on every object.
+    fn load_objects(&mut self, files: &[String]) -> Result<Vec<Value>, Halt> {
+        let mut objects = Vec::new();
+        for file in files {
+            let path = package_file(self.ctx.package_dir, file)?;
+            let text = std::fs::read_to_string(&path).map_err(|error| failed(format!("reading {file}: {error}")))?;
+            let parsed = self.client.parse_manifests(&text).map_err(|error| failed(format!("{file}: {error}")))?;
+            objects.extend(parsed);
+        }
+        // `parse_manifests` gave every namespaced object a namespace; an explicit one wins.
+        let explicit = if self.state.namespace.is_empty() {
+            self.ctx.additional_params.get("namespace").and_then(Value::as_str).filter(|ns| !ns.is_empty())
+        } else {
+            Some(self.state.namespace.as_str())
+        };
+        let mut namespaces = BTreeSet::new();
+        for object in &mut objects {
+            let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else { continue };
+            if metadata.contains_key("namespace") {
+                if let Some(ns) = explicit {
+                    metadata.insert("namespace".into(), json!(ns));
+                }
+                namespaces.extend(metadata["namespace"].as_str().map(str::to_owned));
+            }
+            let labels = metadata.entry("labels").or_insert_with(|| json!({}));
+            if let Some(labels) = labels.as_object_mut() {
+                labels.insert(INSTANCE_LABEL.into(), json!(self.ctx.instance_id));
+            }
+        }
+        if namespaces.len() > 1 {
+            let list: Vec<_> = namespaces.into_iter().collect();
+            return Err(failed(format!(
+                "the manifests name several namespaces ({}); give additionalParams.namespace",
+                list.join(", ")
+            )));
+        }
+        self.state.namespace = namespaces.pop_first().unwrap_or_else(|| self.client.namespace().to_owned());
+        Ok(objects)
+    }
+
+    async fn apply_files(&mut self, files: Vec<String>, plan: &DeploymentPlan) -> Result<(), Halt> {
+        let mut objects = self.load_objects(&files)?;
+        let flavour = self.flavour(&plan.flavour_id)?.clone();
+
+        let mut vdus: BTreeMap<String, usize> = BTreeMap::new();
+        for (index, object) in objects.iter().enumerate() {
+            let kind = object["kind"].as_str().unwrap_or_default();
+            let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+            if !WORKLOAD_KINDS.contains(&kind) {
+                continue;
+            }
+            if let Some(vdu_id) = vdu_for_name(&flavour, name)
+                && let Some(other) = vdus.insert(vdu_id.to_owned(), index)
+            {
+                return Err(failed(format!(
+                    "VDU {vdu_id} matches two workloads: {} and {kind} {name}",
+                    objects[other]["kind"].as_str().unwrap_or_default()
+                )));
+            }
+        }
+        for target in &plan.vdus {
+            let Some(index) = vdus.get(&target.vdu_id) else {
+                if target.count > 0 {
+                    let name = flavour.vdu(&target.vdu_id).map_or(target.vdu_id.as_str(), |v| v.name.as_str());
+                    return Err(failed(format!(
+                        "no Deployment, StatefulSet, ReplicaSet, DaemonSet or Pod named {name} in {} for VDU {}",
+                        files.join(", "),
+                        target.vdu_id
+                    )));
+                }
+                continue;
+            };
+            let object = &mut objects[*index];
+            match object["kind"].as_str().unwrap_or_default() {
+                "Pod" if target.count != 1 => {
+                    return Err(failed(format!(
+                        "VDU {} is a bare Pod and cannot have {} instances",
+                        target.vdu_id, target.count
+                    )));
+                }
+                "Deployment" | "StatefulSet" | "ReplicaSet" => {
+                    if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
+                        spec.insert("replicas".into(), json!(target.count));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut workloads = BTreeMap::new();
+        for (vdu_id, index) in &vdus {
+            let object = &objects[*index];
+            let target = ResourceRef::from_object(object).map_err(|error| failed(error.to_string()))?;
+            let selector = selector_of(object)
+                .ok_or_else(|| failed(format!("{target} of VDU {vdu_id} has no label selector for its pods")))?;
+            workloads.insert(vdu_id.clone(), Workload { object: ObjectRef::from_resource(&target), selector });
+        }
+        // Recorded before applying: whatever gets applied can be found again by a retry or rollback.
+        let previous = std::mem::take(&mut self.state.objects);
+        let mut recorded = previous.clone();
+        self.state.vdus.extend(workloads.clone());
+        self.state.files = files;
+        self.state.objects = recorded.clone();
+        self.sync_vim_state();
+
+        let mut applied = Vec::new();
+        for object in &objects {
+            let target = ResourceRef::from_object(object).map_err(|error| failed(error.to_string()))?;
+            self.guard(&format!("applying {target}"), self.client.apply(object)).await?;
+            let reference = ObjectRef::from_resource(&target);
+            if !recorded.contains(&reference) {
+                recorded.push(reference.clone());
+                self.state.objects = recorded.clone();
+                self.sync_vim_state();
+            }
+            applied.push(reference);
+        }
+        // Objects the new manifests no longer have (change_vnfpkg) go.
+        for stale in previous.iter().rev().filter(|o| !applied.contains(o)) {
+            let target = stale.resource()?;
+            self.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+        }
+        self.state.objects = applied;
+        self.state.vdus = workloads;
+        self.sync_vim_state();
+        Ok(())
+    }
+
+    /// Sets each workload's replicas through its `scale` subresource (Tacker's scale).
+    /// Every scalable VDU is set, not only those whose count changed: after a failed
+    /// attempt the inventory may not tell what the cluster was last asked for.
+    async fn scale_to(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        for (vdu_id, workload) in &self.state.vdus {
+            let count = plan.vdus.iter().find(|t| &t.vdu_id == vdu_id).map_or(0, |t| t.count);
+            if !workload.object.is_scalable() {
+                if workload.object.kind == "Pod" && count != 1 {
+                    return Err(failed(format!("VDU {vdu_id} is a bare Pod and cannot have {count} instances")));
+                }
+                continue;
+            }
+            let target = workload.object.resource()?;
+            self.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, count)).await?;
+        }
+        for target in &plan.vdus {
+            if target.count > 0 && !self.state.vdus.contains_key(&target.vdu_id) {
+                return Err(failed(format!("VDU {} has no Kubernetes workload", target.vdu_id)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until every VDU has its count of Running pods (none for 0) and returns them.
+    async fn wait_vdus(&self, counts: &BTreeMap<String, u32>) -> Result<BTreeMap<String, Vec<Value>>, Halt> {
+        let mut pods = BTreeMap::new();
+        for (vdu_id, workload) in &self.state.vdus {
+            let Some(count) = counts.get(vdu_id).copied() else { continue };
+            pods.insert(vdu_id.clone(), self.wait_workload(workload, count).await?);
+        }
+        Ok(pods)
+    }
+
+    async fn wait_workload(&self, workload: &Workload, count: u32) -> Result<Vec<Value>, Halt> {
+        let namespace = self.namespace_of(workload);
+        let object = &workload.object;
+        if object.kind == "Deployment" {
+            let what = format!("waiting for Deployment {namespace}/{} to become available", object.name);
+            let waited = self.client.wait_deployment_available(namespace, &object.name, &self.driver.wait);
+            self.guard(&what, waited).await?;
+        }
+        let condition = match object.kind.as_str() {
+            "DaemonSet" => PodCondition::Running { count: None },
+            _ if count == 0 => PodCondition::Gone,
+            _ => PodCondition::Running { count: Some(count as usize) },
+        };
+        let what = format!("waiting for the pods of {} {namespace}/{}", object.kind, object.name);
+        let waited = self.client.wait_pods(namespace, &workload.selector, condition, &self.driver.wait);
+        let mut pods = self.guard(&what, waited).await?;
+        if object.kind == "Pod" {
+            pods.retain(|pod| pod_name(pod) == Some(object.name.as_str()));
+        }
+        Ok(pods)
+    }
+
+    /// The inventory for the pods found per VDU (VDUs not in `pods` keep their VNFCs).
+    fn map_pods(&mut self, pods: &BTreeMap<String, Vec<Value>>) {
+        let vim_connection_id = Some(self.ctx.vim.id.clone()).filter(|id| !id.is_empty());
+        let previous = std::mem::take(&mut self.inventory.vnfc_resources);
+        let mut unclaimed: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+        for (vdu_id, list) in pods {
+            let mut fresh: Vec<&Value> = list
+                .iter()
+                .filter(|pod| {
+                    !previous
+                        .iter()
+                        .any(|v| &v.vdu_id == vdu_id && Some(v.compute_resource.resource_id.as_str()) == pod_name(pod))
+                })
+                .collect();
+            // Oldest first, so replacements and new VNFCs follow creation order.
+            fresh.sort_by_key(|pod| {
+                (
+                    pod.pointer("/metadata/creationTimestamp").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    pod_name(pod).unwrap_or_default().to_owned(),
+                )
+            });
+            unclaimed.insert(vdu_id.as_str(), fresh);
+        }
+        let vnfc = |id: String, vdu_id: &str, pod: &Value, kind: &str, namespace: &str| VnfcResource {
+            id,
+            vdu_id: vdu_id.to_owned(),
+            compute_resource: ResourceHandle {
+                vim_connection_id: vim_connection_id.clone(),
+                resource_id: pod_name(pod).unwrap_or_default().to_owned(),
+                vim_level_resource_type: Some(kind.to_owned()),
+            },
+            storage_resource_ids: Vec::new(),
+            vnfc_cp_info: Vec::new(),
+            metadata: Some(json!({"namespace": namespace})),
+        };
+        let mut mapped = Vec::new();
+        for old in previous {
+            let (Some(list), Some(workload)) = (pods.get(&old.vdu_id), self.state.vdus.get(&old.vdu_id)) else {
+                mapped.push(old);
+                continue;
+            };
+            let namespace = self.namespace_of(workload);
+            if let Some(pod) = list.iter().find(|pod| pod_name(pod) == Some(old.compute_resource.resource_id.as_str()))
+            {
+                mapped.push(vnfc(old.id, &old.vdu_id, pod, &workload.object.kind, namespace));
+            } else if let Some(pod) =
+                unclaimed.get_mut(old.vdu_id.as_str()).filter(|f| !f.is_empty()).map(|f| f.remove(0))
+            {
+                mapped.push(vnfc(old.id, &old.vdu_id, pod, &workload.object.kind, namespace));
+            }
+        }
+        for (vdu_id, fresh) in unclaimed {
+            let Some(workload) = self.state.vdus.get(vdu_id) else { continue };
+            for pod in fresh {
+                let id = uuid::Uuid::new_v4().to_string();
+                mapped.push(vnfc(id, vdu_id, pod, &workload.object.kind, self.namespace_of(workload)));
+            }
+        }
+        self.inventory.vnfc_resources = mapped;
+        self.sync_vim_state();
+    }
+
+    async fn heal(&mut self, vnfc_ids: &[String]) -> Result<(), Halt> {
+        let targets: Vec<VnfcResource> = self
+            .inventory
+            .vnfc_resources
+            .iter()
+            .filter(|v| vnfc_ids.is_empty() || vnfc_ids.contains(&v.id))
+            .cloned()
+            .collect();
+        let mut old_uids = BTreeSet::new();
+        let mut healed_vdus = BTreeSet::new();
+        for vdu_id in targets.iter().map(|v| v.vdu_id.clone()).collect::<BTreeSet<_>>() {
+            let workload = self
+                .state
+                .vdus
+                .get(&vdu_id)
+                .cloned()
+                .ok_or_else(|| failed(format!("VDU {vdu_id} has no Kubernetes workload")))?;
+            let namespace = self.namespace_of(&workload).to_owned();
+            let what = format!("listing the pods of VDU {vdu_id}");
+            let live = self.guard(&what, self.client.list_pods(&namespace, &workload.selector)).await?.items;
+            for vnfc in targets.iter().filter(|v| v.vdu_id == vdu_id) {
+                let name = vnfc.compute_resource.resource_id.as_str();
+                let Some(pod) = live.iter().find(|pod| pod_name(pod) == Some(name)) else {
+                    // Gone already (a retry, or the cluster replaced it): the wait finds its successor.
+                    tracing::info!(pod = name, vnfc = %vnfc.id, "heal target pod does not exist");
+                    continue;
+                };
+                old_uids.extend(pod_uid(pod).map(str::to_owned));
+                let target =
+                    ResourceRef::new("v1", "Pod", Some(&namespace), name).map_err(|error| failed(error.to_string()))?;
+                self.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+            }
+            healed_vdus.insert(vdu_id);
+        }
+        let deadline = Instant::now() + self.driver.wait.timeout;
+        let mut pods = BTreeMap::new();
+        for vdu_id in healed_vdus {
+            let Some(workload) = self.state.vdus.get(&vdu_id).cloned() else { continue };
+            let count = self.inventory.vnfc_resources.iter().filter(|v| v.vdu_id == vdu_id).count() as u32;
+            loop {
+                let found = self.wait_workload(&workload, count).await?;
+                // A StatefulSet's replacement has the old name: the uid tells them apart.
+                if !found.iter().any(|pod| pod_uid(pod).is_some_and(|uid| old_uids.contains(uid))) {
+                    pods.insert(vdu_id.clone(), found);
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    return Err(failed(format!(
+                        "timed out waiting for the healed pods of VDU {vdu_id} to be replaced"
+                    )));
+                }
+                self.pause(&format!("waiting for the healed pods of VDU {vdu_id}")).await?;
+            }
+        }
+        self.map_pods(&pods);
+        Ok(())
+    }
+
+    async fn operate(&mut self, change_state_to: &str) -> Result<(), Halt> {
+        let stop = match change_state_to {
+            "STOPPED" => true,
+            "STARTED" => false,
+            other => return Err(failed(format!("changeStateTo {other} is not STARTED or STOPPED"))),
+        };
+        if let Some((vdu_id, workload)) = self.state.vdus.iter().find(|(_, w)| !w.object.is_scalable()) {
+            return Err(failed(format!(
+                "VDU {vdu_id} is a {}: only Deployment, StatefulSet and ReplicaSet VDUs can be stopped and started",
+                workload.object.kind
+            )));
+        }
+        let mut counts = BTreeMap::new();
+        for vdu_id in self.state.vdus.keys() {
+            let held = self.inventory.vnfc_resources.iter().filter(|v| &v.vdu_id == vdu_id).count() as u32;
+            let count = if stop {
+                // A second STOP keeps the counts of the first.
+                *self.state.stopped_replicas.entry(vdu_id.clone()).or_insert(held)
+            } else {
+                self.state.stopped_replicas.get(vdu_id).copied().unwrap_or(held)
+            };
+            counts.insert(vdu_id.clone(), if stop { 0 } else { count });
+        }
+        for (vdu_id, count) in &counts {
+            let Some(workload) = self.state.vdus.get(vdu_id) else { continue };
+            let target = workload.object.resource()?;
+            self.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, *count)).await?;
+        }
+        self.sync_vim_state();
+        let pods = self.wait_vdus(&counts).await?;
+        if !stop {
+            self.state.stopped_replicas.clear();
+            self.map_pods(&pods);
+        }
+        self.inventory.vnf_state = change_state_to.to_owned();
+        self.sync_vim_state();
+        Ok(())
+    }
+
+    async fn teardown(&mut self) -> Result<(), Halt> {
+        if self.state.objects.is_empty()
+            && let Some(files) = def_files(self.ctx.additional_params)?
+        {
+            // Nothing recorded (an instantiate that failed early): what its manifests name.
+            for object in self.load_objects(&files)? {
+                let target = ResourceRef::from_object(&object).map_err(|error| failed(error.to_string()))?;
+                self.state.objects.push(ObjectRef::from_resource(&target));
+            }
+        }
+        let objects = self.state.objects.clone();
+        for object in objects.iter().rev() {
+            let target = object.resource()?;
+            self.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+        }
+        for workload in self.state.vdus.values() {
+            let namespace = self.namespace_of(workload);
+            let what = format!(
+                "waiting for the pods of {} {namespace}/{} to be gone",
+                workload.object.kind, workload.object.name
+            );
+            let waited = self.client.wait_pods(namespace, &workload.selector, PodCondition::Gone, &self.driver.wait);
+            self.guard(&what, waited).await?;
+        }
+        // Foreground deletion keeps an owner until its dependents are gone (Tacker waits
+        // for every object to disappear too).
+        let deadline = Instant::now() + self.driver.wait.timeout;
+        for object in &objects {
+            let target = object.resource()?;
+            while self.guard(&format!("reading {target}"), self.client.get(&target)).await?.is_some() {
+                if Instant::now() >= deadline {
+                    return Err(failed(format!("timed out waiting for {target} to be deleted")));
+                }
+                self.pause(&format!("waiting for {target} to be deleted")).await?;
+            }
+        }
+        self.inventory = Inventory { vnf_state: self.inventory.vnf_state.clone(), ..Inventory::default() };
+        Ok(())
+    }
+
+    /// The error for a halted run, with the inventory as far as known: after a failure the
+    /// VDUs' pods are listed once more.
+    async fn into_error(mut self, halt: Halt) -> DriverError {
+        self.sync_vim_state();
+        match halt {
+            Halt::Cancelled(message) => {
+                let mut error = DriverError::new(message).with_partial(self.inventory);
+                error.cancelled = true;
+                error
+            }
+            Halt::Failed(message) => {
+                let mut pods = BTreeMap::new();
+                for (vdu_id, workload) in &self.state.vdus {
+                    match self.client.list_pods(self.namespace_of(workload), &workload.selector).await {
+                        Ok(list) => {
+                            pods.insert(vdu_id.clone(), list.items);
+                        }
+                        Err(error) => {
+                            tracing::debug!(%error, vdu = %vdu_id, "pods not listed after a failure");
+                            pods.clear();
+                            break;
+                        }
+                    }
+                }
+                if !pods.is_empty() {
+                    self.map_pods(&pods);
+                }
+                DriverError::new(message).with_partial(self.inventory)
+            }
+        }
+    }
+}
+
+impl InfraDriver for KubernetesDriver {
+    fn vim_type(&self) -> &'static str {
+        VIM_TYPE_KUBERNETES
+    }
+
+    fn execute<'a>(
+        &'a self,
+        ctx: InfraContext<'a>,
+        action: InfraAction<'a>,
+    ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
+        Box::pin(async move {
+            let vim = serde_json::to_value(ctx.vim).map_err(|error| DriverError::new(error.to_string()))?;
+            let creds = VimCredentials::from_vim_connection_info(&vim).map_err(|e| DriverError::new(e.to_string()))?;
+            let state: ClusterState = serde_json::from_value(ctx.current.vim_state.clone()).unwrap_or_default();
+            let creds = if state.namespace.is_empty() { creds } else { creds.with_namespace(&state.namespace) };
+            let client = KubernetesClient::new(&creds).map_err(|error| DriverError::new(error.to_string()))?;
+            let mut run = Run { driver: self, ctx: &ctx, client, state, inventory: ctx.current.clone() };
+            let result = match action {
+                InfraAction::Realize { plan } => run.realize(plan).await,
+                InfraAction::Heal { vnfc_ids, .. } => run.heal(vnfc_ids).await,
+                InfraAction::Operate { change_state_to } => run.operate(change_state_to).await,
+                InfraAction::Teardown => run.teardown().await,
+            };
+            match result {
+                Ok(()) => Ok(run.inventory),
+                Err(halt) => Err(run.into_error(halt).await),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selector_text_follows_the_label_selector_syntax() {
+        let deployment = json!({"kind": "Deployment", "spec": {"selector": {
+            "matchLabels": {"app": "vdu1"},
+            "matchExpressions": [{"key": "tier", "operator": "In", "values": ["web", "api"]},
+                {"key": "canary", "operator": "DoesNotExist"}]}}});
+        assert_eq!(selector_of(&deployment).as_deref(), Some("app=vdu1,tier in (web,api),!canary"));
+        let pod = json!({"kind": "Pod", "metadata": {"labels": {"app": "one", INSTANCE_LABEL: "i-1"}}});
+        assert_eq!(selector_of(&pod).as_deref(), Some("app=one,tacker_vnf_instance_id=i-1"));
+        assert_eq!(selector_of(&json!({"kind": "StatefulSet", "spec": {}})), None);
+    }
+
+    #[test]
+    fn def_files_must_stay_inside_the_package() {
+        let dir = Path::new("/pkg");
+        assert_eq!(package_file(Some(dir), "Files/kubernetes/a.yaml").ok(), Some(dir.join("Files/kubernetes/a.yaml")));
+        for bad in ["../etc/passwd", "/etc/passwd", "Files/../../x", ""] {
+            assert!(package_file(Some(dir), bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! HTTP plumbing of the Kubernetes client.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::Value;
+use url::Url;
+
+use super::{KubernetesError, Result};
+
+/// Timeout of one non-watch call; watches run until their own `timeoutSeconds`.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A credential that must never reach Debug output or logs.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Secret(String);
+
+impl Secret {
+    pub(crate) fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"***\"")
+    }
+}
+
+/// How requests authenticate (Tacker's `AuthContextManager.init_k8s_api_client`).
+#[derive(Clone, Debug)]
+pub(crate) enum Auth {
+    /// `Authorization: Bearer <accessInfo.bearer_token>` (service-account token).
+    Bearer(Secret),
+    /// `Authorization: Basic`, from `accessInfo.username` / `password`.
+    Basic { username: String, password: Secret },
+}
+
+impl Auth {
+    pub(crate) fn apply(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self {
+            Self::Bearer(token) => request.bearer_auth(token.expose()),
+            Self::Basic { username, password } => request.basic_auth(username, Some(password.expose())),
+        }
+    }
+}
+
+/// TLS settings from `interfaceInfo`. Only honoured when built with the `tls` feature.
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
+pub(crate) struct TlsSettings {
+    /// PEM of the cluster CA (`interfaceInfo.ssl_ca_cert`); when set it is the only trusted root.
+    pub(crate) ca_cert: Option<String>,
+    pub(crate) skip_certificate_verification: bool,
+}
+
+pub(crate) fn build_client(endpoint: &Url, tls: &TlsSettings) -> Result<reqwest::Client> {
+    let builder = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .user_agent(concat!("solgate/", env!("CARGO_PKG_VERSION")));
+    #[cfg(feature = "tls")]
+    let builder = {
+        let mut builder = builder.tls_danger_accept_invalid_certs(tls.skip_certificate_verification);
+        if let Some(pem) = &tls.ca_cert {
+            let certs = reqwest::Certificate::from_pem_bundle(normalize_pem(pem).as_bytes())
+                .map_err(|e| KubernetesError::InvalidVimConnectionInfo(format!("ssl_ca_cert: {e}")))?;
+            builder = builder.tls_certs_only(certs);
+        }
+        builder
+    };
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = tls;
+        if endpoint.scheme() == "https" {
+            return Err(KubernetesError::TlsUnavailable(endpoint.to_string()));
+        }
+    }
+    #[cfg(feature = "tls")]
+    let _ = endpoint;
+    Ok(builder.build()?)
+}
+
+/// VIM registrations often carry the CA with its line breaks flattened to spaces; Tacker
+/// rebuilds the PEM by turning whitespace back into newlines and re-joining the
+/// `BEGIN CERTIFICATE` / `END CERTIFICATE` markers. Same here, for PEM text without newlines.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
+pub(crate) fn normalize_pem(pem: &str) -> String {
+    let pem = pem.trim();
+    if pem.contains('\n') {
+        return format!("{pem}\n");
+    }
+    let mut out = pem.split_whitespace().collect::<Vec<_>>().join("\n");
+    for marker in ["BEGIN", "END"] {
+        out = out.replace(&format!("{marker}\nCERTIFICATE"), &format!("{marker} CERTIFICATE"));
+    }
+    out.push('\n');
+    out
+}
+
+/// Turns a non-success answer into [`KubernetesError::Api`] using the `Status` object the
+/// API server returns (`{"kind":"Status","status":"Failure","message","reason","code"}`).
+pub(crate) async fn api_error(response: reqwest::Response) -> KubernetesError {
+    let status = response.status();
+    let text = response.text().await.unwrap_or_default();
+    status_error(status.as_u16(), &text)
+}
+
+pub(crate) fn status_error(status: u16, text: &str) -> KubernetesError {
+    let body: Option<Value> = serde_json::from_str(text).ok();
+    status_object_error(status, body.as_ref(), text)
+}
+
+pub(crate) fn status_object_error(status: u16, body: Option<&Value>, raw: &str) -> KubernetesError {
+    let field = |key: &str| body.and_then(|b| b.get(key)).and_then(Value::as_str).map(str::to_owned);
+    let message =
+        field("message").or_else(|| (!raw.trim().is_empty()).then(|| raw.trim().to_owned())).unwrap_or_else(|| {
+            reqwest::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("no reason")
+                .to_owned()
+        });
+    KubernetesError::Api { status, reason: field("reason"), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flattened_ca_is_rebuilt_as_pem() {
+        let flat = "-----BEGIN CERTIFICATE----- MIIBszCCAVmgAwIBAgIUS AbCd== -----END CERTIFICATE-----";
+        assert_eq!(
+            normalize_pem(flat),
+            "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUS\nAbCd==\n-----END CERTIFICATE-----\n"
+        );
+        let proper = "-----BEGIN CERTIFICATE-----\nAbCd==\n-----END CERTIFICATE-----";
+        assert_eq!(normalize_pem(proper), format!("{proper}\n"));
+    }
+
+    #[test]
+    fn status_object_gives_reason_and_message() {
+        let err = status_error(
+            403,
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+            "message":"pods is forbidden: User \"system:serviceaccount:default:tacker\" cannot list resource \"pods\"",
+            "reason":"Forbidden","details":{"kind":"pods"},"code":403}"#,
+        );
+        assert_eq!(
+            err.to_string(),
+            "Kubernetes API returned HTTP 403 (Forbidden): pods is forbidden: User \
+             \"system:serviceaccount:default:tacker\" cannot list resource \"pods\""
+        );
+        assert_eq!(status_error(502, "").to_string(), "Kubernetes API returned HTTP 502: Bad Gateway");
+    }
+
+    #[test]
+    fn secret_debug_is_redacted() {
+        let auth = Auth::Bearer(Secret::new("eyJhbGciOi"));
+        assert!(!format!("{auth:?}").contains("eyJhbGciOi"));
+    }
+}

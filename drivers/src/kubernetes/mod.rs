@@ -1,0 +1,25 @@
+//! Kubernetes infra-driver client: server-side apply of VNF manifests, delete, scale,
+//! pod listing and watch-based waits, over the plain Kubernetes REST API (the calls
+//! Tacker's `sol_refactored/infra_drivers/kubernetes` makes through the python client).
+//!
+//! [`KubernetesDriver`] runs LCM with it.
+//!
+//! Selected by `vimConnectionInfo.vimType == "ETSINFV.KUBERNETES.V_1"` (legacy `kubernetes`).
+
+mod client;
+mod credentials;
+mod driver;
+mod error;
+mod http;
+mod manifest;
+mod wait;
+
+pub use client::{DeleteOutcome, KubernetesClient, ObjectList};
+pub use credentials::{LEGACY_VIM_TYPE, VIM_TYPE, VimCredentials};
+pub use driver::{DEF_FILES_PARAM, INSTANCE_LABEL, KubernetesDriver};
+pub use error::KubernetesError;
+pub use manifest::{ResourceRef, parse_manifests};
+pub use wait::{DeploymentState, PodCondition, WaitOptions, deployment_state};
+
+/// `Result` with this module's error.
+pub type Result<T, E = KubernetesError> = std::result::Result<T, E>;

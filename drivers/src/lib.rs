@@ -1,0 +1,17 @@
+//! solgate infra drivers: the interface the conductor calls ([`infra::InfraDriver`]),
+//! the local simulated VIM (always built), and clients for OpenStack Heat and Kubernetes
+//! (cargo features `openstack`, `kubernetes`).
+
+pub mod infra;
+pub mod local;
+
+#[cfg(feature = "openstack")]
+pub mod openstack;
+
+#[cfg(feature = "kubernetes")]
+pub mod kubernetes;
+
+pub use infra::{
+    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VduTarget, VimConnection,
+};
+pub use local::LocalVim;

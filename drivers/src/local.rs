@@ -1,0 +1,247 @@
+//! The local simulated VIM: resources that exist only in solgate's own database (the
+//! inventory the conductor stores in `instantiatedVnfInfo`). It creates one compute
+//! resource per VNFC, the VDU's virtual storages and the internal virtual links, step by
+//! step, so that tests can delay every step and make a chosen step fail — and drive
+//! FAILED_TEMP, retry, rollback and cancel through the real state machine.
+//!
+//! Fault injection, from `vimConnectionInfo.extra.localVim` overridden by the request's
+//! `additionalParams.localVim`:
+//! `{"delayMs": 50, "failAt": "create_vnfc", "failAttempts": 1, "failAfter": 0}` —
+//! wait 50 ms before each step; fail the `failAfter`+1-th step named `failAt` while the
+//! operation's attempt number is at most `failAttempts` (default: every attempt).
+//! Step names: create_vl, delete_vl, create_storage, delete_storage, create_vnfc,
+//! delete_vnfc, heal_vnfc, operate.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::infra::{
+    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_LOCAL,
+    VirtualLinkResource, VirtualStorageResource, VnfcResource,
+};
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FaultInjection {
+    pub delay_ms: Option<u64>,
+    pub fail_at: Option<String>,
+    pub fail_attempts: Option<u32>,
+    pub fail_after: u32,
+}
+
+impl FaultInjection {
+    fn from_context(ctx: &InfraContext<'_>) -> Result<Self, DriverError> {
+        let mut merged = serde_json::Map::new();
+        for source in [&ctx.vim.extra["localVim"], &ctx.additional_params["localVim"]] {
+            if let Value::Object(map) = source {
+                merged.extend(map.clone());
+            }
+        }
+        serde_json::from_value(Value::Object(merged))
+            .map_err(|error| DriverError::new(format!("invalid localVim fault-injection parameters: {error}")))
+    }
+}
+
+/// The simulated VIM. `default_delay` applies to every step unless a request says otherwise.
+#[derive(Debug, Clone, Default)]
+pub struct LocalVim {
+    pub default_delay: Duration,
+}
+
+struct Run<'c, 'a> {
+    ctx: &'c InfraContext<'a>,
+    faults: FaultInjection,
+    delay: Duration,
+    steps_seen: u32,
+    inventory: Inventory,
+}
+
+impl Run<'_, '_> {
+    /// Before each step: wait, honour cancellation, fail if injected.
+    async fn step(&mut self, name: &str) -> Result<(), DriverError> {
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
+        if (self.ctx.cancelled)() {
+            let mut error =
+                DriverError::new(format!("cancelled before step {name}")).with_partial(self.inventory.clone());
+            error.cancelled = true;
+            return Err(error);
+        }
+        if self.faults.fail_at.as_deref() == Some(name) {
+            let attempts = self.faults.fail_attempts.unwrap_or(u32::MAX);
+            if self.ctx.attempt <= attempts {
+                if self.steps_seen >= self.faults.fail_after {
+                    return Err(DriverError::new(format!(
+                        "local VIM: injected failure at step {name} (attempt {})",
+                        self.ctx.attempt
+                    ))
+                    .with_partial(self.inventory.clone()));
+                }
+                self.steps_seen += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(&self, kind: &str) -> ResourceHandle {
+        ResourceHandle {
+            vim_connection_id: Some(self.ctx.vim.id.clone()).filter(|id| !id.is_empty()),
+            resource_id: format!("local-{}-{}", kind, uuid::Uuid::new_v4()),
+            vim_level_resource_type: Some(format!("solgate.local.{kind}")),
+        }
+    }
+
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), DriverError> {
+        let flavour = self
+            .ctx
+            .vnfd
+            .flavour(&plan.flavour_id)
+            .ok_or_else(|| DriverError::new(format!("flavour {} is not in the VNFD", plan.flavour_id)))?;
+
+        // Virtual links first: VNFC ports attach to them.
+        for vl_id in &plan.virtual_links {
+            if !self.inventory.virtual_links.iter().any(|vl| &vl.vnf_virtual_link_desc_id == vl_id) {
+                self.step("create_vl").await?;
+                let network_resource = self.handle("network");
+                self.inventory.virtual_links.push(VirtualLinkResource {
+                    id: uuid::Uuid::new_v4().to_string(),
+                    vnf_virtual_link_desc_id: vl_id.clone(),
+                    network_resource,
+                    vnf_link_ports: Vec::new(),
+                });
+            }
+        }
+
+        for target in &plan.vdus {
+            let vdu = flavour
+                .vdu(&target.vdu_id)
+                .ok_or_else(|| DriverError::new(format!("VDU {} is not in flavour {}", target.vdu_id, flavour.id)))?;
+            let have = self.inventory.vnfc_resources.iter().filter(|vnfc| vnfc.vdu_id == vdu.id).count() as u32;
+            for _ in have..target.count {
+                let mut storage_ids = Vec::new();
+                for storage_id in &vdu.virtual_storages {
+                    self.step("create_storage").await?;
+                    let id = uuid::Uuid::new_v4().to_string();
+                    let storage_resource = self.handle("volume");
+                    self.inventory.virtual_storages.push(VirtualStorageResource {
+                        id: id.clone(),
+                        virtual_storage_desc_id: storage_id.clone(),
+                        storage_resource,
+                    });
+                    storage_ids.push(id);
+                }
+                self.step("create_vnfc").await?;
+                let compute_resource = self.handle("server");
+                let vnfc_cp_info =
+                    vdu.cps.iter().map(|cp| json!({"id": uuid::Uuid::new_v4().to_string(), "cpdId": cp})).collect();
+                self.inventory.vnfc_resources.push(VnfcResource {
+                    id: uuid::Uuid::new_v4().to_string(),
+                    vdu_id: vdu.id.clone(),
+                    compute_resource,
+                    storage_resource_ids: storage_ids,
+                    vnfc_cp_info,
+                    metadata: None,
+                });
+            }
+            // Scale in removes the newest VNFCs first (SOL003 leaves the choice to the VNFM).
+            let mut surplus = have.saturating_sub(target.count);
+            while surplus > 0 {
+                let Some(index) = self.inventory.vnfc_resources.iter().rposition(|vnfc| vnfc.vdu_id == vdu.id) else {
+                    break;
+                };
+                self.remove_vnfc(index).await?;
+                surplus -= 1;
+            }
+        }
+        // VDUs the plan no longer has (another flavour): remove their VNFCs.
+        while let Some(index) =
+            self.inventory.vnfc_resources.iter().rposition(|vnfc| !plan.vdus.iter().any(|t| t.vdu_id == vnfc.vdu_id))
+        {
+            self.remove_vnfc(index).await?;
+        }
+        while let Some(index) = self
+            .inventory
+            .virtual_links
+            .iter()
+            .rposition(|vl| !plan.virtual_links.contains(&vl.vnf_virtual_link_desc_id))
+        {
+            self.step("delete_vl").await?;
+            self.inventory.virtual_links.remove(index);
+        }
+        Ok(())
+    }
+
+    async fn remove_vnfc(&mut self, index: usize) -> Result<(), DriverError> {
+        self.step("delete_vnfc").await?;
+        let vnfc = self.inventory.vnfc_resources.remove(index);
+        for storage_id in &vnfc.storage_resource_ids {
+            self.step("delete_storage").await?;
+            self.inventory.virtual_storages.retain(|storage| &storage.id != storage_id);
+        }
+        Ok(())
+    }
+
+    async fn heal(&mut self, vnfc_ids: &[String]) -> Result<(), DriverError> {
+        for index in 0..self.inventory.vnfc_resources.len() {
+            let selected = {
+                let vnfc = &self.inventory.vnfc_resources[index];
+                vnfc_ids.is_empty() || vnfc_ids.contains(&vnfc.id)
+            };
+            if selected {
+                self.step("heal_vnfc").await?;
+                let compute_resource = self.handle("server");
+                self.inventory.vnfc_resources[index].compute_resource = compute_resource;
+            }
+        }
+        Ok(())
+    }
+
+    async fn teardown(&mut self) -> Result<(), DriverError> {
+        while !self.inventory.vnfc_resources.is_empty() {
+            let last = self.inventory.vnfc_resources.len() - 1;
+            self.remove_vnfc(last).await?;
+        }
+        while !self.inventory.virtual_storages.is_empty() {
+            self.step("delete_storage").await?;
+            self.inventory.virtual_storages.pop();
+        }
+        while !self.inventory.virtual_links.is_empty() {
+            self.step("delete_vl").await?;
+            self.inventory.virtual_links.pop();
+        }
+        Ok(())
+    }
+}
+
+impl InfraDriver for LocalVim {
+    fn vim_type(&self) -> &'static str {
+        VIM_TYPE_LOCAL
+    }
+
+    fn execute<'a>(
+        &'a self,
+        ctx: InfraContext<'a>,
+        action: InfraAction<'a>,
+    ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
+        Box::pin(async move {
+            let faults = FaultInjection::from_context(&ctx)?;
+            let delay = faults.delay_ms.map(Duration::from_millis).unwrap_or(self.default_delay);
+            let inventory = ctx.current.clone();
+            let mut run = Run { ctx: &ctx, faults, delay, steps_seen: 0, inventory };
+            match action {
+                InfraAction::Realize { plan } => run.realize(plan).await?,
+                InfraAction::Heal { vnfc_ids, .. } => run.heal(vnfc_ids).await?,
+                InfraAction::Operate { change_state_to } => {
+                    run.step("operate").await?;
+                    run.inventory.vnf_state = change_state_to.to_owned();
+                }
+                InfraAction::Teardown => run.teardown().await?,
+            }
+            Ok(run.inventory)
+        })
+    }
+}

@@ -1,0 +1,977 @@
+//! The OpenStack infra driver: one Heat stack per VNF instance, built from the flavour's
+//! BaseHOT the way Tacker's v2 driver (`sol_refactored/infra_drivers/openstack`) with its
+//! default user data (`userdata_default.DefaultUserData`) does it.
+//!
+//! - Realize: the first one creates stack `vnf-<instance id>` from `BaseHOT/<flavourId>/*.yaml`
+//!   (nested templates from `BaseHOT/<flavourId>/nested/` go in `files`, keyed by file name),
+//!   later ones PATCH the stack. The only parameter is Tacker's `nfv` map, built from the
+//!   `get_param: [nfv, ...]` paths the top template uses: `VDU.<id>.desired_capacity` (the
+//!   plan's count), `computeFlavourId` (requested_additional_capability_name), `vcImageId`
+//!   (sw_image_data name), `CP.<cpd>.network` / `fixed_ips` (extVirtualLinks); then
+//!   `additionalParams.nfv` is merged over it (JSON merge patch, kept for later operations).
+//!   Scale-in first marks the newest VNFCs' scaling-group members unhealthy so Heat removes
+//!   those (Tacker's `scale`). `extManagedVirtualLinks` replace the template's networks.
+//! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
+//!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
+//! - Operate: Nova `os-stop` / `os-start` on every VNFC server (Heat has no power state).
+//! - Teardown: delete the stack, wait until Heat answers 404.
+//!
+//! After each stack operation the resources are listed (`nested_depth=2`) and mapped:
+//! `OS::Nova::Server` → VnfcResourceInfo, `OS::Cinder::Volume` → VirtualStorageResourceInfo,
+//! `OS::Neutron::Net` → VnfVirtualLinkResourceInfo, `OS::Neutron::Port` of a VduCp → the
+//! VNFC's vnfcCpInfo and the link port of its internal VL. Only resources named as VNFD
+//! nodes of the flavour count (Tacker's `_get_checked_reses`). `vim_state` holds the stack
+//! name and id, the flavour and template digest last sent, and the `nfv` parameter.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use solgate_vnfpkg::{CpKind, Flavour, Vnfd};
+use tokio::time::Instant;
+
+use super::{
+    CreateStackRequest, HeatClient, NovaClient, OpenStackError, StackResource, UpdateStackRequest, VimCredentials,
+    WaitOptions, parse_hot,
+};
+use crate::infra::{
+    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_OPENSTACK,
+    VirtualLinkResource, VirtualStorageResource, VnfcResource,
+};
+
+const SERVER: &str = "OS::Nova::Server";
+const VOLUME: &str = "OS::Cinder::Volume";
+const NETWORK: &str = "OS::Neutron::Net";
+const PORT: &str = "OS::Neutron::Port";
+const SCALING_GROUP: &str = "OS::Heat::AutoScalingGroup";
+
+/// Heat-backed infra driver for `ETSINFV.OPENSTACK_KEYSTONE.V_3` VIMs.
+#[derive(Debug, Clone)]
+pub struct OpenStackDriver {
+    /// Polling of stack operations (Tacker polls every 5 s).
+    pub wait: WaitOptions,
+    /// How often a running wait checks whether the operation was cancelled.
+    pub cancel_poll: Duration,
+    /// `timeout_mins` of stack create and update (Tacker: `openstack_vim_stack_create_timeout`, 20).
+    pub stack_timeout_mins: u32,
+}
+
+impl Default for OpenStackDriver {
+    fn default() -> Self {
+        Self { wait: WaitOptions::default(), cancel_poll: Duration::from_millis(500), stack_timeout_mins: 20 }
+    }
+}
+
+/// What the driver remembers in `Inventory::vim_state`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct StackState {
+    stack_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack_id: Option<String>,
+    /// Flavour and BaseHOT digest of the template the stack was last given: a change
+    /// (change_flavour, change_vnfpkg) sends the template again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flavour_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    template_digest: Option<String>,
+    /// `additionalParams.nfv` of the requests so far, merged over the computed `nfv`.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    nfv_overrides: Value,
+    /// The `nfv` parameter last sent (Tacker keeps it in instantiatedVnfInfo.metadata).
+    #[serde(skip_serializing_if = "Value::is_null")]
+    nfv: Value,
+}
+
+impl StackState {
+    fn of(current: &Inventory, instance_id: &str) -> Self {
+        let mut state: StackState = serde_json::from_value(current.vim_state.clone()).unwrap_or_default();
+        if state.stack_name.is_empty() {
+            // Tacker's heat_utils.get_stack_name.
+            state.stack_name = format!("vnf-{instance_id}");
+        }
+        state
+    }
+
+    /// `name/id` when the id is known (no redirect), else the name.
+    fn identifier(&self) -> String {
+        match &self.stack_id {
+            Some(id) => format!("{}/{id}", self.stack_name),
+            None => self.stack_name.clone(),
+        }
+    }
+}
+
+/// Why a run stopped early.
+enum Halt {
+    Cancelled(String),
+    Failed(String),
+}
+
+fn failed(message: impl Into<String>) -> Halt {
+    Halt::Failed(message.into())
+}
+
+/// The flavour's BaseHOT as Heat takes it.
+struct BaseHot {
+    template: Value,
+    files: BTreeMap<String, String>,
+    digest: String,
+}
+
+impl BaseHot {
+    /// `BaseHOT/<flavourId>/`: the first `*.yaml`/`*.yml` (by name) is the top template,
+    /// `nested/*.yaml` are the files it refers to by file name (Tacker's vnfd_utils.get_base_hot).
+    fn load(package_dir: Option<&Path>, flavour_id: &str) -> Result<Self, Halt> {
+        let missing = || failed(format!("the VNF package has no BaseHOT/{flavour_id}/ template for the OpenStack VIM"));
+        let dir = package_dir.ok_or_else(missing)?.join("BaseHOT").join(flavour_id);
+        let top = yaml_files(&dir).into_iter().next().ok_or_else(missing)?;
+        let text = read_text(&dir.join(&top))?;
+        let template = parse_hot(&text).map_err(|error| failed(format!("BaseHOT/{flavour_id}/{top}: {error}")))?;
+        let mut digest = Sha256::new();
+        digest.update(text.as_bytes());
+        let mut files = BTreeMap::new();
+        let nested = dir.join("nested");
+        for name in yaml_files(&nested) {
+            let content = read_text(&nested.join(&name))?;
+            digest.update(name.as_bytes());
+            digest.update(content.as_bytes());
+            files.insert(name, content);
+        }
+        Ok(Self { template, files, digest: hex::encode(digest.finalize()) })
+    }
+}
+
+fn yaml_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|entry| entry.path().is_file())
+                .filter_map(|entry| entry.file_name().into_string().ok())
+                .filter(|name| name.ends_with(".yaml") || name.ends_with(".yml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn read_text(path: &Path) -> Result<String, Halt> {
+    std::fs::read_to_string(path).map_err(|error| failed(format!("reading {}: {error}", path.display())))
+}
+
+/// RFC 7386 JSON merge patch (Tacker's inst_utils.json_merge_patch).
+fn merge_patch(target: Value, patch: &Value) -> Value {
+    let Value::Object(patch) = patch else { return patch.clone() };
+    let mut target = match target {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    for (key, value) in patch {
+        if value.is_null() {
+            target.remove(key);
+        } else {
+            let current = target.remove(key).unwrap_or(Value::Null);
+            target.insert(key.clone(), merge_patch(current, value));
+        }
+    }
+    Value::Object(target)
+}
+
+/// The `nfv` skeleton of a HOT: every `get_param: [nfv, a, b, ..., leaf]` of the top
+/// template's resource properties becomes `{a: {b: {... leaf: null}}}` (Tacker's
+/// common_script_utils.init_nfv_dict).
+fn nfv_skeleton(template: &Value) -> Value {
+    fn collect<'v>(value: &'v Value, out: &mut Vec<&'v [Value]>) {
+        match value {
+            Value::Object(map) => {
+                for (key, item) in map {
+                    match (key.as_str(), item) {
+                        ("get_param", Value::Array(path)) => out.push(path),
+                        _ => collect(item, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| collect(item, out)),
+            _ => {}
+        }
+    }
+    let mut paths = Vec::new();
+    if let Some(resources) = template.get("resources").and_then(Value::as_object) {
+        for resource in resources.values() {
+            collect(resource.get("properties").unwrap_or(&Value::Null), &mut paths);
+        }
+    }
+    let key = |item: &Value| match item {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    fn insert(node: &mut Map<String, Value>, keys: &[String]) {
+        match keys {
+            [] => {}
+            [leaf] => {
+                node.entry(leaf.clone()).or_insert(Value::Null);
+            }
+            [first, rest @ ..] => {
+                let child = node.entry(first.clone()).or_insert_with(|| Value::Object(Map::new()));
+                if child.is_null() {
+                    *child = Value::Object(Map::new());
+                }
+                if let Value::Object(child) = child {
+                    insert(child, rest);
+                }
+            }
+        }
+    }
+    let mut nfv = Map::new();
+    for path in paths {
+        if path.len() < 4 || path[0] != "nfv" {
+            continue;
+        }
+        let keys: Vec<String> = path[1..].iter().map(key).collect();
+        insert(&mut nfv, &keys);
+    }
+    Value::Object(nfv)
+}
+
+/// `cpConfig` values (a map in SOL003 v3, a list in v2.6.1).
+fn cp_configs(ext_cp: &Value) -> Vec<&Value> {
+    match ext_cp.get("cpConfig") {
+        Some(Value::Object(map)) => map.values().collect(),
+        Some(Value::Array(items)) => items.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The `extVirtualLinks` entry and `extCps` entry of an external CPD.
+fn ext_cp<'p>(plan: &'p DeploymentPlan, cpd_id: &str) -> Option<(&'p Value, &'p Value)> {
+    plan.ext_virtual_links.as_array()?.iter().find_map(|vl| {
+        let cp = vl.get("extCps")?.as_array()?.iter().find(|cp| cp["cpdId"] == cpd_id)?;
+        Some((vl, cp))
+    })
+}
+
+/// `fixed_ips` of a CP: one entry per requested address (first fixed address and subnet),
+/// as Tacker's `_get_fixed_ips_from_extcp` reads `cpProtocolData`.
+fn fixed_ips(ext_cp: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for config in cp_configs(ext_cp) {
+        for protocol in config.get("cpProtocolData").and_then(Value::as_array).into_iter().flatten() {
+            let addresses = protocol.pointer("/ipOverEthernet/ipAddresses").and_then(Value::as_array);
+            for address in addresses.into_iter().flatten() {
+                let mut entry = Map::new();
+                if let Some(ip) = address.pointer("/fixedAddresses/0") {
+                    entry.insert("ip_address".into(), ip.clone());
+                }
+                if let Some(subnet) = address.get("subnetId") {
+                    entry.insert("subnet".into(), subnet.clone());
+                }
+                if !entry.is_empty() {
+                    out.push(Value::Object(entry));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Fills the `nfv` skeleton from the VNFD and the plan (userdata_default.instantiate).
+fn build_nfv(template: &Value, vnfd: &Vnfd, flavour: &Flavour, plan: &DeploymentPlan) -> Value {
+    let mut nfv = nfv_skeleton(template);
+    let image_name = |node: &str| {
+        let image_id = flavour
+            .vdu(node)
+            .and_then(|vdu| vdu.sw_image.clone())
+            .or_else(|| flavour.virtual_storages.iter().find(|s| s.id == node).and_then(|s| s.sw_image.clone()))?;
+        vnfd.software_image(&image_id).map(|image| image.name.clone())
+    };
+    if let Some(vdus) = nfv.get_mut("VDU").and_then(Value::as_object_mut) {
+        for (node, values) in vdus.iter_mut() {
+            let Some(values) = values.as_object_mut() else { continue };
+            for (key, value) in values.iter_mut() {
+                match key.as_str() {
+                    // A VDU the plan leaves out (another flavour's) has no instance.
+                    "desired_capacity" => {
+                        let count = plan.vdus.iter().find(|t| &t.vdu_id == node).map_or(0, |t| t.count);
+                        *value = json!(count);
+                    }
+                    "computeFlavourId" => {
+                        *value = flavour
+                            .vdu(node)
+                            .and_then(|vdu| vdu.virtual_compute.as_ref())
+                            .and_then(|compute| compute.requested_additional_capability_name.clone())
+                            .map_or(Value::Null, Value::String);
+                    }
+                    "vcImageId" => *value = image_name(node).map_or(Value::Null, Value::String),
+                    _ => {}
+                }
+            }
+        }
+    }
+    if let Some(cps) = nfv.get_mut("CP").and_then(Value::as_object_mut) {
+        for (cpd_id, values) in cps.iter_mut() {
+            let Some(values) = values.as_object_mut() else { continue };
+            let found = ext_cp(plan, cpd_id);
+            if let Some(network) = values.get_mut("network") {
+                *network = found.and_then(|(vl, _)| vl.get("resourceId").cloned()).unwrap_or(Value::Null);
+            }
+            if let Some(ips) = values.get_mut("fixed_ips") {
+                *ips = Value::Array(found.map(|(_, cp)| fixed_ips(cp)).unwrap_or_default());
+            }
+        }
+    }
+    nfv
+}
+
+/// `extManagedVirtualLinks`: the NFVO's network replaces the template's own — its
+/// `OS::Neutron::Net` and subnets go, `{get_resource: <VL>}` becomes the network id
+/// (Tacker's common_script_utils.apply_ext_managed_vls).
+fn apply_ext_managed_vls(template: &mut Value, links: &Value) {
+    fn replace(value: &mut Value, reference: &Value, network: &Value) {
+        if value == reference {
+            *value = network.clone();
+            return;
+        }
+        match value {
+            Value::Object(map) => map.values_mut().for_each(|item| replace(item, reference, network)),
+            Value::Array(items) => items.iter_mut().for_each(|item| replace(item, reference, network)),
+            _ => {}
+        }
+    }
+    for link in links.as_array().into_iter().flatten() {
+        let (Some(vl), Some(network)) = (link["vnfVirtualLinkDescId"].as_str(), link.get("resourceId")) else {
+            continue;
+        };
+        let reference = json!({"get_resource": vl});
+        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else { return };
+        resources.retain(|name, resource| {
+            let subnet_of_vl = resource["type"] == "OS::Neutron::Subnet"
+                && resource.pointer("/properties/network/get_resource").and_then(Value::as_str) == Some(vl);
+            name != vl && !subnet_of_vl
+        });
+        resources.values_mut().for_each(|resource| replace(resource, &reference, network));
+    }
+}
+
+/// The VDU a server belongs to: its resource name, else its parent's name (with a
+/// userdata_standard `-<index>` suffix removed).
+fn vdu_of(resource: &StackResource, flavour: &Flavour) -> Option<String> {
+    if flavour.vdu(&resource.resource_name).is_some() {
+        return Some(resource.resource_name.clone());
+    }
+    let parent = resource.parent_resource.as_deref()?;
+    [Some(parent), parent.rsplit_once('-').map(|(base, _)| base)]
+        .into_iter()
+        .flatten()
+        .find(|name| flavour.vdu(name).is_some())
+        .map(str::to_owned)
+}
+
+fn meta_str<'v>(vnfc: &'v VnfcResource, key: &str) -> Option<&'v str> {
+    vnfc.metadata.as_ref()?.get(key)?.as_str()
+}
+
+/// Maps a stack's resources to an inventory, keeping the ids `previous` gave them.
+///
+/// A server keeps its VNFC id when its physical id is known, or when it took the place of
+/// a server that is gone (same nested stack and resource name: a heal, or any update that
+/// replaced the server). Other servers are new VNFCs, appended oldest first.
+fn map_resources(
+    resources: &[StackResource],
+    flavour: &Flavour,
+    previous: &Inventory,
+    vim_connection_id: Option<&str>,
+) -> Inventory {
+    let handle = |res: &StackResource| ResourceHandle {
+        vim_connection_id: vim_connection_id.map(str::to_owned),
+        resource_id: res.physical_resource_id.clone(),
+        vim_level_resource_type: Some(res.resource_type.clone()),
+    };
+    let live = |res: &&StackResource| !res.physical_resource_id.is_empty();
+    let by_name = |name: &str| resources.iter().find(|res| res.resource_name == name);
+
+    // Virtual storages.
+    let mut storages = Vec::new();
+    let mut storage_stacks = Vec::new();
+    for res in resources.iter().filter(live).filter(|res| res.resource_type == VOLUME) {
+        if !flavour.virtual_storages.iter().any(|s| s.id == res.resource_name) {
+            continue;
+        }
+        let id = previous
+            .virtual_storages
+            .iter()
+            .find(|s| s.storage_resource.resource_id == res.physical_resource_id)
+            .map_or_else(|| uuid::Uuid::new_v4().to_string(), |s| s.id.clone());
+        storage_stacks.push(res.stack_identifier());
+        storages.push(VirtualStorageResource {
+            id,
+            virtual_storage_desc_id: res.resource_name.clone(),
+            storage_resource: handle(res),
+        });
+    }
+
+    // Servers.
+    let servers: Vec<(&StackResource, String)> = resources
+        .iter()
+        .filter(live)
+        .filter(|res| res.resource_type == SERVER)
+        .filter_map(|res| vdu_of(res, flavour).map(|vdu| (res, vdu)))
+        .collect();
+    let live_ids: BTreeSet<&str> = servers.iter().map(|(res, _)| res.physical_resource_id.as_str()).collect();
+    let mut taken = BTreeSet::new();
+    let mut mapped: Vec<(Option<usize>, VnfcResource, &StackResource)> = Vec::new();
+    for (res, vdu_id) in &servers {
+        let stack_id = res.stack_identifier();
+        let resource_name = res.resource_name.as_str();
+        let same_server =
+            previous.vnfc_resources.iter().position(|v| v.compute_resource.resource_id == res.physical_resource_id);
+        let same_slot = || {
+            previous.vnfc_resources.iter().enumerate().position(|(index, v)| {
+                !taken.contains(&index)
+                    && !live_ids.contains(v.compute_resource.resource_id.as_str())
+                    && v.vdu_id == *vdu_id
+                    && meta_str(v, "stack_id") == stack_id.as_deref()
+                    && meta_str(v, "resource_name").unwrap_or(&v.vdu_id) == resource_name
+            })
+        };
+        let index = same_server.or_else(same_slot);
+        if let Some(index) = index {
+            taken.insert(index);
+        }
+        let id = index.map_or_else(|| uuid::Uuid::new_v4().to_string(), |i| previous.vnfc_resources[i].id.clone());
+
+        let mut metadata = Map::new();
+        if let Some(created) = &res.creation_time {
+            metadata.insert("creation_time".into(), json!(created));
+        }
+        metadata.insert("stack_id".into(), json!(stack_id));
+        metadata.insert("resource_name".into(), json!(resource_name));
+        // A member of a scaling group: scale-in marks the member unhealthy (Tacker's
+        // parent_stack_id / parent_resource_name).
+        if let Some(parent) = res.parent_resource.as_deref().and_then(by_name) {
+            let grandparent = parent.parent_resource.as_deref().and_then(by_name);
+            if grandparent.is_some_and(|g| g.resource_type == SCALING_GROUP) {
+                metadata.insert("parent_stack_id".into(), json!(parent.stack_identifier()));
+                metadata.insert("parent_resource_name".into(), json!(parent.resource_name));
+            }
+        }
+
+        let vdu = flavour.vdu(vdu_id);
+        let storage_resource_ids = storages
+            .iter()
+            .zip(&storage_stacks)
+            .filter(|(storage, stack)| {
+                **stack == stack_id
+                    && vdu.is_some_and(|v| v.virtual_storages.contains(&storage.virtual_storage_desc_id))
+            })
+            .map(|(storage, _)| storage.id.clone())
+            .collect();
+        let mut cp_info = Vec::new();
+        for cpd_id in vdu.map(|v| v.cps.as_slice()).unwrap_or_default() {
+            let mut info = json!({"id": format!("{cpd_id}-{id}"), "cpdId": cpd_id});
+            // Only ports on an internal VL are VNF link ports (SOL003 VnfLinkPortInfo); an
+            // external CP's port belongs to the extVirtualLink.
+            let internal = flavour.cps.iter().any(|cp| &cp.id == cpd_id && cp.virtual_link.is_some());
+            let port = resources
+                .iter()
+                .filter(live)
+                .find(|p| p.resource_type == PORT && &p.resource_name == cpd_id && p.stack_identifier() == stack_id);
+            if let (true, Some(port)) = (internal, port) {
+                info["vnfLinkPortId"] = json!(port.physical_resource_id);
+            }
+            cp_info.push(info);
+        }
+        mapped.push((
+            index,
+            VnfcResource {
+                id,
+                vdu_id: vdu_id.clone(),
+                compute_resource: handle(res),
+                storage_resource_ids,
+                vnfc_cp_info: cp_info,
+                metadata: Some(Value::Object(metadata)),
+            },
+            res,
+        ));
+    }
+    // Known VNFCs in their previous order, then new ones by creation time (scale-in takes
+    // the newest, from the end).
+    mapped.sort_by(|(a, _, ra), (b, _, rb)| match (a, b) {
+        (Some(a), Some(b)) => a.cmp(b),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => {
+            (&ra.creation_time, &ra.physical_resource_id).cmp(&(&rb.creation_time, &rb.physical_resource_id))
+        }
+    });
+    let vnfcs: Vec<VnfcResource> = mapped.into_iter().map(|(_, vnfc, _)| vnfc).collect();
+
+    // Internal virtual links, with the VNFC ports attached to them.
+    let mut links = Vec::new();
+    for res in resources.iter().filter(live).filter(|res| res.resource_type == NETWORK) {
+        if !flavour.virtual_links.iter().any(|vl| vl.id == res.resource_name) {
+            continue;
+        }
+        let id = previous
+            .virtual_links
+            .iter()
+            .find(|vl| vl.network_resource.resource_id == res.physical_resource_id)
+            .or_else(|| previous.virtual_links.iter().find(|vl| vl.vnf_virtual_link_desc_id == res.resource_name))
+            .map_or_else(|| uuid::Uuid::new_v4().to_string(), |vl| vl.id.clone());
+        let mut ports = Vec::new();
+        for vnfc in &vnfcs {
+            for info in &vnfc.vnfc_cp_info {
+                let (Some(cpd_id), Some(port_id)) = (info["cpdId"].as_str(), info["vnfLinkPortId"].as_str()) else {
+                    continue;
+                };
+                let on_this_vl = flavour.cps.iter().any(|cp| {
+                    cp.id == cpd_id
+                        && cp.kind == CpKind::VduCp
+                        && cp.virtual_link.as_deref() == Some(&res.resource_name)
+                });
+                let port = resources.iter().find(|p| p.resource_type == PORT && p.physical_resource_id == port_id);
+                if let (true, Some(port)) = (on_this_vl, port) {
+                    ports.push(json!({
+                        "id": port_id,
+                        "resourceHandle": handle(port),
+                        "cpInstanceId": info["id"],
+                        "cpInstanceType": "VNFC_CP",
+                    }));
+                }
+            }
+        }
+        links.push(VirtualLinkResource {
+            id,
+            vnf_virtual_link_desc_id: res.resource_name.clone(),
+            network_resource: handle(res),
+            vnf_link_ports: ports,
+        });
+    }
+
+    Inventory {
+        vnfc_resources: vnfcs,
+        virtual_links: links,
+        virtual_storages: storages,
+        vim_state: previous.vim_state.clone(),
+        vnf_state: previous.vnf_state.clone(),
+    }
+}
+
+/// Resolves when `cancelled()` turns true (checked every `every`).
+async fn cancellation(cancelled: &(dyn Fn() -> bool + Send + Sync), every: Duration) {
+    while !cancelled() {
+        tokio::time::sleep(every).await;
+    }
+}
+
+struct Run<'c, 'a> {
+    driver: &'c OpenStackDriver,
+    ctx: &'c InfraContext<'a>,
+    creds: VimCredentials,
+    heat: HeatClient,
+    state: StackState,
+    inventory: Inventory,
+    /// Flavour whose VNFD nodes name the stack's resources.
+    flavour_id: Option<String>,
+}
+
+impl Run<'_, '_> {
+    fn vim_connection_id(&self) -> Option<&str> {
+        Some(self.ctx.vim.id.as_str()).filter(|id| !id.is_empty())
+    }
+
+    fn sync_vim_state(&mut self) {
+        self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+    }
+
+    fn check_cancelled(&self, before: &str) -> Result<(), Halt> {
+        if (self.ctx.cancelled)() { Err(Halt::Cancelled(format!("cancelled before {before}"))) } else { Ok(()) }
+    }
+
+    /// Runs one Heat/Nova call or wait, abandoning it when the operation is cancelled.
+    async fn guard<T>(&self, what: &str, call: impl Future<Output = Result<T, OpenStackError>>) -> Result<T, Halt> {
+        self.check_cancelled(what)?;
+        tokio::select! {
+            biased;
+            result = call => result.map_err(|error| failed(format!("{what}: {error}"))),
+            () = cancellation(self.ctx.cancelled, self.driver.cancel_poll) => {
+                Err(Halt::Cancelled(format!("cancelled while {what}")))
+            }
+        }
+    }
+
+    async fn wait_stack(&self, target: &str) -> Result<(), Halt> {
+        let stack = self.state.identifier();
+        let what = format!("waiting for Heat stack {} to reach {target}", self.state.stack_name);
+        self.guard(&what, self.heat.wait_for(&stack, target, &self.driver.wait)).await.map(drop)
+    }
+
+    fn flavour(&self, flavour_id: &str) -> Result<&Flavour, Halt> {
+        self.ctx.vnfd.flavour(flavour_id).ok_or_else(|| failed(format!("flavour {flavour_id} is not in the VNFD")))
+    }
+
+    /// The `nfv` parameter for `plan`, with the requests' `additionalParams.nfv` over it.
+    fn nfv_for(&mut self, template: &Value, plan: &DeploymentPlan) -> Result<Value, Halt> {
+        let flavour = self.flavour(&plan.flavour_id)?;
+        let computed = build_nfv(template, self.ctx.vnfd, flavour, plan);
+        if let Some(extra) = self.ctx.additional_params.get("nfv").filter(|v| v.is_object()) {
+            self.state.nfv_overrides = merge_patch(std::mem::take(&mut self.state.nfv_overrides), extra);
+        }
+        let nfv = if self.state.nfv_overrides.is_object() {
+            merge_patch(computed, &self.state.nfv_overrides)
+        } else {
+            computed
+        };
+        Ok(nfv)
+    }
+
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        self.check_cancelled("changing the Heat stack")?;
+        self.flavour_id = Some(plan.flavour_id.clone());
+        let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
+        let mut template = hot.template;
+        apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
+        let nfv = self.nfv_for(&template, plan)?;
+
+        if self.state.stack_id.is_none() {
+            self.create(template, hot.files, &hot.digest, plan, nfv).await?;
+        } else {
+            self.mark_scale_in_members(plan).await?;
+            let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
+                && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
+            let replace = (!same_template).then_some((template, hot.files));
+            self.update(replace, nfv).await?;
+            self.state.flavour_id = Some(plan.flavour_id.clone());
+            self.state.template_digest = Some(hot.digest);
+            self.sync_vim_state();
+        }
+        self.refresh().await?;
+        self.check_counts(plan)
+    }
+
+    async fn create(
+        &mut self,
+        template: Value,
+        files: BTreeMap<String, String>,
+        digest: &str,
+        plan: &DeploymentPlan,
+        nfv: Value,
+    ) -> Result<(), Halt> {
+        let name = self.state.stack_name.clone();
+        let mut request = CreateStackRequest::new(&name, template.clone())
+            .with_parameter("nfv", nfv.clone())
+            .with_timeout_mins(self.driver.stack_timeout_mins);
+        request.files = files.clone();
+        let what = format!("creating Heat stack {name}");
+        self.check_cancelled(&what)?;
+        // Not `guard`: once Heat accepted the create, its id must be kept even if a
+        // cancel comes in meanwhile.
+        let created = self.heat.create_stack(&request).await;
+        self.state.nfv = nfv.clone();
+        self.state.flavour_id = Some(plan.flavour_id.clone());
+        self.state.template_digest = Some(digest.to_owned());
+        match created {
+            Ok(stack) => {
+                self.state.stack_id = Some(stack.id);
+                self.sync_vim_state();
+                self.wait_stack("CREATE_COMPLETE").await
+            }
+            Err(OpenStackError::Api { status: 409, .. }) => {
+                // An earlier attempt created it and its answer was lost: adopt the stack
+                // and update it (Tacker looks the name up before creating, same effect).
+                let found = self.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
+                let stack =
+                    found.ok_or_else(|| failed(format!("{what}: Heat reports the name in use but no stack")))?;
+                tracing::info!(stack = %name, id = %stack.id, "adopting the existing Heat stack");
+                self.state.stack_id = Some(stack.id);
+                self.sync_vim_state();
+                self.update(Some((template, files)), nfv).await
+            }
+            Err(error) => Err(failed(format!("{what}: {error}"))),
+        }
+    }
+
+    async fn update(&mut self, template: Option<(Value, BTreeMap<String, String>)>, nfv: Value) -> Result<(), Halt> {
+        let mut request =
+            UpdateStackRequest { timeout_mins: Some(self.driver.stack_timeout_mins), ..Default::default() };
+        request.parameters.insert("nfv".into(), nfv.clone());
+        if let Some((template, files)) = template {
+            request.template = Some(template);
+            request.files = files;
+        }
+        let stack = self.state.identifier();
+        let what = format!("updating Heat stack {}", self.state.stack_name);
+        self.guard(&what, self.heat.update_stack(&stack, &request)).await?;
+        self.state.nfv = nfv;
+        self.sync_vim_state();
+        self.wait_stack("UPDATE_COMPLETE").await
+    }
+
+    /// Scale-in: the newest VNFCs beyond the plan's count go. Marking their scaling-group
+    /// member unhealthy makes Heat remove that member rather than one of its own choice
+    /// (Tacker's scale, SCALE_IN).
+    async fn mark_scale_in_members(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        let mut members = Vec::new();
+        for target in &plan.vdus {
+            let vnfcs: Vec<&VnfcResource> =
+                self.inventory.vnfc_resources.iter().filter(|v| v.vdu_id == target.vdu_id).collect();
+            let surplus = vnfcs.len().saturating_sub(target.count as usize);
+            for vnfc in vnfcs.iter().rev().take(surplus) {
+                if let (Some(stack), Some(member)) =
+                    (meta_str(vnfc, "parent_stack_id"), meta_str(vnfc, "parent_resource_name"))
+                {
+                    members.push((stack.to_owned(), member.to_owned()));
+                }
+            }
+        }
+        for (stack, member) in members {
+            let what = format!("marking scaling-group member {member} unhealthy");
+            self.guard(&what, self.heat.mark_resource_unhealthy(&stack, &member, "marked by solgate for scale-in"))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Lists the stack's resources and maps them.
+    async fn refresh(&mut self) -> Result<(), Halt> {
+        let stack = self.state.identifier();
+        let what = format!("listing the resources of Heat stack {}", self.state.stack_name);
+        let resources = self.guard(&what, self.heat.list_resources(&stack, 2)).await?;
+        let flavour_id = self.flavour_id.clone().unwrap_or_default();
+        let flavour = self.flavour(&flavour_id)?;
+        let mut inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
+        inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+        self.inventory = inventory;
+        Ok(())
+    }
+
+    /// A VDU whose count the BaseHOT does not take from `nfv` cannot follow the plan.
+    fn check_counts(&self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        for target in &plan.vdus {
+            let held = self.inventory.vnfc_resources.iter().filter(|v| v.vdu_id == target.vdu_id).count();
+            if held != target.count as usize {
+                return Err(failed(format!(
+                    "Heat stack {} holds {held} server(s) of VDU {} where {} are needed; \
+                     BaseHOT/{} should set the VDU's desired_capacity from nfv.VDU.{}.desired_capacity",
+                    self.state.stack_name, target.vdu_id, target.count, plan.flavour_id, target.vdu_id
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    async fn heal(&mut self, plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt> {
+        self.check_cancelled("healing")?;
+        self.flavour_id = Some(plan.flavour_id.clone());
+        self.resolve_stack().await?;
+        let targets: Vec<(String, String)> = self
+            .inventory
+            .vnfc_resources
+            .iter()
+            .filter(|v| vnfc_ids.is_empty() || vnfc_ids.contains(&v.id))
+            .map(|v| {
+                let stack = meta_str(v, "stack_id")
+                    .ok_or_else(|| failed(format!("VNFC {} has no Heat stack in its metadata", v.id)))?;
+                Ok((stack.to_owned(), meta_str(v, "resource_name").unwrap_or(&v.vdu_id).to_owned()))
+            })
+            .collect::<Result<_, Halt>>()?;
+        for (stack, resource) in &targets {
+            let what = format!("marking server {resource} unhealthy");
+            self.guard(&what, self.heat.mark_resource_unhealthy(stack, resource, "marked by solgate for heal")).await?;
+        }
+        // Same parameters: the update only replaces what is marked unhealthy.
+        let nfv = if self.state.nfv.is_object() {
+            self.state.nfv.clone()
+        } else {
+            let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
+            self.nfv_for(&hot.template, plan)?
+        };
+        self.update(None, nfv).await?;
+        self.refresh().await
+    }
+
+    /// The stack id from the name when the inventory does not know it.
+    async fn resolve_stack(&mut self) -> Result<(), Halt> {
+        if self.state.stack_id.is_some() {
+            return Ok(());
+        }
+        let name = self.state.stack_name.clone();
+        let found = self.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
+        let stack = found.ok_or_else(|| failed(format!("Heat stack {name} does not exist")))?;
+        self.state.stack_id = Some(stack.id);
+        self.sync_vim_state();
+        Ok(())
+    }
+
+    async fn teardown(&mut self) -> Result<(), Halt> {
+        let stack = self.state.identifier();
+        let what = format!("deleting Heat stack {}", self.state.stack_name);
+        let existed = self.guard(&what, self.heat.delete_stack(&stack)).await?;
+        if existed {
+            self.wait_stack("DELETE_COMPLETE").await?;
+        }
+        self.inventory = Inventory { vnf_state: self.inventory.vnf_state.clone(), ..Inventory::default() };
+        Ok(())
+    }
+
+    /// Nova `os-stop` / `os-start` on every VNFC server, then waits for SHUTOFF / ACTIVE.
+    async fn operate(&mut self, change_state_to: &str) -> Result<(), Halt> {
+        let (action, target) = match change_state_to {
+            "STOPPED" => ("os-stop", "SHUTOFF"),
+            "STARTED" => ("os-start", "ACTIVE"),
+            other => return Err(failed(format!("changeStateTo {other} is not STARTED or STOPPED"))),
+        };
+        let nova = NovaClient::new(self.creds.clone()).map_err(|error| failed(error.to_string()))?;
+        let servers: Vec<String> =
+            self.inventory.vnfc_resources.iter().map(|v| v.compute_resource.resource_id.clone()).collect();
+        for server in &servers {
+            let what = format!("reading server {server}");
+            let found = self.guard(&what, nova.get_server(server)).await?;
+            let status = found.ok_or_else(|| failed(format!("server {server} does not exist")))?.status;
+            if status != target {
+                self.guard(&format!("{action} of server {server}"), nova.server_action(server, action)).await?;
+            }
+        }
+        let deadline = Instant::now() + self.driver.wait.timeout;
+        for server in &servers {
+            loop {
+                let what = format!("waiting for server {server} to become {target}");
+                let current = self
+                    .guard(&what, nova.get_server(server))
+                    .await?
+                    .ok_or_else(|| failed(format!("server {server} disappeared while {what}")))?;
+                if current.status == target && current.task_state.is_none() {
+                    break;
+                }
+                if current.status == "ERROR" {
+                    let fault = current.fault.as_ref().and_then(|f| f["message"].as_str()).unwrap_or("no fault");
+                    return Err(failed(format!("server {server} went to ERROR: {fault}")));
+                }
+                if Instant::now() + self.driver.wait.poll_interval > deadline {
+                    return Err(failed(format!("timed out {what} (last status {})", current.status)));
+                }
+                self.guard(&what, async {
+                    tokio::time::sleep(self.driver.wait.poll_interval).await;
+                    Ok(())
+                })
+                .await?;
+            }
+        }
+        self.inventory.vnf_state = change_state_to.to_owned();
+        Ok(())
+    }
+
+    /// The error for a halted run, with the inventory as far as known: after a failure the
+    /// stack's resources are listed once more (a failed create still holds servers).
+    async fn into_error(mut self, halt: Halt) -> DriverError {
+        self.sync_vim_state();
+        match halt {
+            Halt::Cancelled(message) => {
+                let mut error = DriverError::new(message).with_partial(self.inventory);
+                error.cancelled = true;
+                error
+            }
+            Halt::Failed(message) => {
+                if self.state.stack_id.is_some()
+                    && let Some(flavour) = self.flavour_id.as_deref().and_then(|id| self.ctx.vnfd.flavour(id))
+                    && let Ok(resources) = self.heat.list_resources(&self.state.identifier(), 2).await
+                {
+                    let state = self.inventory.vim_state.clone();
+                    self.inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
+                    self.inventory.vim_state = state;
+                }
+                DriverError::new(message).with_partial(self.inventory)
+            }
+        }
+    }
+}
+
+impl InfraDriver for OpenStackDriver {
+    fn vim_type(&self) -> &'static str {
+        VIM_TYPE_OPENSTACK
+    }
+
+    fn execute<'a>(
+        &'a self,
+        ctx: InfraContext<'a>,
+        action: InfraAction<'a>,
+    ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
+        Box::pin(async move {
+            let vim = serde_json::to_value(ctx.vim).map_err(|error| DriverError::new(error.to_string()))?;
+            let creds = VimCredentials::from_vim_connection_info(&vim).map_err(|e| DriverError::new(e.to_string()))?;
+            let heat = HeatClient::new(creds.clone()).map_err(|error| DriverError::new(error.to_string()))?;
+            let state = StackState::of(ctx.current, ctx.instance_id);
+            let flavour_id = state.flavour_id.clone();
+            let mut run =
+                Run { driver: self, ctx: &ctx, creds, heat, state, inventory: ctx.current.clone(), flavour_id };
+            let result = match action {
+                InfraAction::Realize { plan } => run.realize(plan).await,
+                InfraAction::Heal { plan, vnfc_ids } => run.heal(plan, vnfc_ids).await,
+                InfraAction::Operate { change_state_to } => run.operate(change_state_to).await,
+                InfraAction::Teardown => run.teardown().await,
+            };
+            match result {
+                Ok(()) => Ok(run.inventory),
+                Err(halt) => Err(run.into_error(halt).await),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_patch_follows_rfc_7386() {
+        let target = json!({"VDU": {"VDU1": {"desired_capacity": 1, "computeFlavourId": "m1.tiny"}}, "CP": {}});
+        let patch = json!({"VDU": {"VDU1": {"computeFlavourId": "m1.large"}}, "CP": null});
+        assert_eq!(
+            merge_patch(target, &patch),
+            json!({"VDU": {"VDU1": {"desired_capacity": 1, "computeFlavourId": "m1.large"}}})
+        );
+        assert_eq!(merge_patch(json!({"a": 1}), &json!([1])), json!([1]));
+    }
+
+    #[test]
+    fn nfv_skeleton_takes_the_nfv_paths_of_the_top_template() {
+        let hot = json!({"resources": {
+            "VDU1_scale_group": {"type": "OS::Heat::AutoScalingGroup", "properties": {
+                "desired_capacity": {"get_param": ["nfv", "VDU", "VDU1", "desired_capacity"]},
+                "resource": {"type": "VDU1.yaml", "properties": {
+                    "flavor": {"get_param": ["nfv", "VDU", "VDU1", "computeFlavourId"]},
+                    "net1": {"get_param": ["nfv", "CP", "VDU1_CP1", "network"]},
+                    "subnet": {"get_param": ["nfv", "CP", "VDU1_CP1", "fixed_ips", 0, "subnet"]}}}}},
+            "other": {"type": "OS::Heat::None", "properties": {"x": {"get_param": "plain"},
+                "y": {"get_param": ["nfv", "short"]}}}
+        }});
+        assert_eq!(
+            nfv_skeleton(&hot),
+            json!({"VDU": {"VDU1": {"desired_capacity": null, "computeFlavourId": null}},
+                "CP": {"VDU1_CP1": {"network": null, "fixed_ips": {"0": {"subnet": null}}}}})
+        );
+    }
+
+    #[test]
+    fn ext_managed_vl_replaces_the_templates_network() {
+        let mut hot = json!({"resources": {
+            "internalVL1": {"type": "OS::Neutron::Net"},
+            "internalVL1_subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "internalVL1"}}},
+            "VDU2_CP1": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "internalVL1"}}}
+        }});
+        apply_ext_managed_vls(
+            &mut hot,
+            &json!([{"id": "m1", "vnfVirtualLinkDescId": "internalVL1", "resourceId": "net-9"}]),
+        );
+        assert_eq!(
+            hot,
+            json!({"resources": {"VDU2_CP1": {"type": "OS::Neutron::Port", "properties": {"network": "net-9"}}}})
+        );
+    }
+}

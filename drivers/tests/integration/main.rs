@@ -1,0 +1,18 @@
+//! One integration-test binary for the crate (links once; STYLE.md §10). Helpers here are
+//! test code too, so the workspace's no-unwrap/no-panic lints do not apply.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+mod support;
+
+#[cfg(feature = "openstack")]
+mod openstack;
+
+#[cfg(feature = "openstack")]
+mod openstack_driver;
+
+#[cfg(feature = "kubernetes")]
+mod kubernetes;
+
+#[cfg(feature = "kubernetes")]
+mod kubernetes_driver;

@@ -1,0 +1,537 @@
+//! `OpenStackDriver` through `InfraDriver::execute`, against recorded Keystone/Heat/Nova
+//! exchanges (tests/fixtures/openstack). The VNF instance id is `c8a1e1b4`, so the stack is
+//! `vnf-c8a1e1b4`, the name the recorded stack exchanges carry. The package is the vnfpkg
+//! sample (flavour `simple`: VDU1 scalable, VDU2 with VirtualStorage, internalVL1) with a
+//! Tacker-style BaseHOT added.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::{Value, json};
+use solgate_drivers::infra::{DeploymentPlan, VduTarget};
+use solgate_drivers::openstack::{OpenStackDriver, WaitOptions};
+use solgate_drivers::{DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VimConnection};
+use solgate_vnfpkg::testing::CsarBuilder;
+use solgate_vnfpkg::{Limits, Vnfd};
+use wiremock::MockServer;
+
+use crate::support::{mount_exchanges, mount_fixture, received};
+
+const INSTANCE: &str = "c8a1e1b4";
+const HEAT: &str = "/heat-api/v1/a6944d763bf64ee6a275f1263fae0352";
+const STACK: &str = "vnf-c8a1e1b4";
+const STACK_ID: &str = "3095aefc-09fb-4bc7-b1f0-f21a304e864c";
+/// The scaling group's nested stack, holding its members.
+const GROUP_STACK: &str = "vnf-c8a1e1b4-VDU1_scale_group-dmqpxbs6jnzp/a1b2c3d4-0000-4000-8000-000000000001";
+const MEMBER1_STACK: &str =
+    "vnf-c8a1e1b4-VDU1_scale_group-dmqpxbs6jnzp-ohlbrvzj4qet-6x5nhmbxsf6a/b2c3d4e5-0000-4000-8000-000000000002";
+const SERVER1: &str = "9b1f2ad5-7a9e-4d5c-8f2b-3c4d5e6f7a8b";
+const SERVER2: &str = "4c8e7f1a-2b3d-4e5f-9a6b-7c8d9e0f1a2b";
+const SERVER3: &str = "7d2e9c4b-5a6f-4b8c-9d1e-2f3a4b5c6d7e";
+const SERVER1_HEALED: &str = "0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b";
+const VDU2_SERVER: &str = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a90";
+const EXT_NET: &str = "a1e4d3c2-7b6f-4e5d-9c8b-0a1f2e3d4c5b";
+
+/// Top template in Tacker's sample style: VDU1 in an AutoScalingGroup sized by
+/// `nfv.VDU.VDU1.desired_capacity`, VDU2 a plain server with a volume and an internal port.
+const TOP_HOT: &str = "\
+heat_template_version: 2013-05-23
+description: Simple flavour of the sample VNF
+parameters:
+  nfv:
+    type: json
+resources:
+  VDU1_scale_group:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 4
+      desired_capacity: { get_param: [ nfv, VDU, VDU1, desired_capacity ] }
+      resource:
+        type: VDU1.yaml
+        properties:
+          flavor: { get_param: [ nfv, VDU, VDU1, computeFlavourId ] }
+          image: { get_param: [ nfv, VDU, VDU1, vcImageId ] }
+          net1: { get_param: [ nfv, CP, VDU1_CP1, network ] }
+          net2: { get_resource: internalVL1 }
+  VDU2:
+    type: OS::Nova::Server
+    properties:
+      flavor: { get_param: [ nfv, VDU, VDU2, computeFlavourId ] }
+      image: { get_param: [ nfv, VDU, VDU2, vcImageId ] }
+      networks:
+        - port: { get_resource: VDU2_CP1 }
+      block_device_mapping_v2:
+        - device_name: vdb
+          volume_id: { get_resource: VirtualStorage }
+          boot_index: -1
+  VirtualStorage:
+    type: OS::Cinder::Volume
+    properties:
+      size: 2
+  VDU2_CP1:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_resource: internalVL1 }
+  internalVL1:
+    type: OS::Neutron::Net
+  internalVL1_subnet:
+    type: OS::Neutron::Subnet
+    properties:
+      network: { get_resource: internalVL1 }
+      cidr: 192.168.10.0/24
+";
+
+const NESTED_VDU1: &str = "\
+heat_template_version: 2013-05-23
+parameters:
+  flavor: { type: string }
+  image: { type: string }
+  net1: { type: string }
+  net2: { type: string }
+resources:
+  VDU1:
+    type: OS::Nova::Server
+    properties:
+      flavor: { get_param: flavor }
+      image: { get_param: image }
+      networks:
+        - port: { get_resource: VDU1_CP1 }
+        - port: { get_resource: VDU1_CP2 }
+  VDU1_CP1:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_param: net1 }
+  VDU1_CP2:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_param: net2 }
+";
+
+struct Package {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    vnfd: Vnfd,
+}
+
+fn package(builder: &CsarBuilder) -> Package {
+    let csar = builder.to_tempfile().unwrap();
+    let vnfd = solgate_vnfpkg::inspect(csar.path(), &Limits::default()).unwrap().vnfd;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("package");
+    solgate_vnfpkg::extract(csar.path(), &path, &Limits::default()).unwrap();
+    Package { _dir: dir, path, vnfd }
+}
+
+fn sample_package() -> Package {
+    package(
+        &CsarBuilder::sample()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("BaseHOT/simple/nested/VDU1.yaml", NESTED_VDU1),
+    )
+}
+
+/// A VimConnectionInfo as Tacker's vim_utils.vim_to_conn_info writes it.
+fn vim(server: &MockServer) -> VimConnection {
+    VimConnection {
+        id: "vim-os-1".into(),
+        vim_id: Some("c3369b54-e376-4423-bb61-afd255900fea".into()),
+        vim_type: "ETSINFV.OPENSTACK_KEYSTONE.V_3".into(),
+        interface_info: json!({"endpoint": format!("{}/identity/v3", server.uri())}),
+        access_info: json!({"username": "nfv_user", "password": "devstack", "region": "RegionOne",
+            "project": "nfv", "projectDomain": "Default", "userDomain": "Default"}),
+        extra: json!({}),
+    }
+}
+
+fn driver() -> OpenStackDriver {
+    OpenStackDriver {
+        wait: WaitOptions { poll_interval: Duration::from_millis(10), timeout: Duration::from_secs(10) },
+        cancel_poll: Duration::from_millis(10),
+        stack_timeout_mins: 20,
+    }
+}
+
+fn plan(vdu1: u32) -> DeploymentPlan {
+    DeploymentPlan {
+        flavour_id: "simple".into(),
+        vdus: vec![VduTarget { vdu_id: "VDU1".into(), count: vdu1 }, VduTarget { vdu_id: "VDU2".into(), count: 1 }],
+        virtual_links: vec!["internalVL1".into()],
+        // SOL003 v3.3.1 ExtVirtualLinkData with a map-shaped cpConfig.
+        ext_virtual_links: json!([{
+            "id": "ext-vl-1", "resourceId": EXT_NET,
+            "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"VDU1_CP1_1": {"cpProtocolData": [{
+                "layerProtocol": "IP_OVER_ETHERNET",
+                "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1,
+                    "subnetId": "f3e2d1c0-b9a8-4765-8432-10fedcba9876"}]}}]}}}]
+        }]),
+        ext_managed_virtual_links: json!([]),
+        scale_levels: BTreeMap::from([("VDU1_scale".to_owned(), vdu1.saturating_sub(1))]),
+    }
+}
+
+async fn execute(
+    server: &MockServer,
+    pkg: &Package,
+    current: &Inventory,
+    params: Value,
+    action: InfraAction<'_>,
+    cancelled: &(dyn Fn() -> bool + Send + Sync),
+) -> Result<Inventory, DriverError> {
+    let vim = vim(server);
+    let ctx = InfraContext {
+        instance_id: INSTANCE,
+        vim: &vim,
+        vnfd: &pkg.vnfd,
+        package_dir: Some(&pkg.path),
+        current,
+        additional_params: &params,
+        attempt: 1,
+        cancelled,
+    };
+    driver().execute(ctx, action).await
+}
+
+fn never() -> impl Fn() -> bool + Send + Sync {
+    || false
+}
+
+async fn keystone(server: &MockServer) {
+    let expires = (Utc::now() + chrono::Duration::hours(1)).to_rfc3339_opts(SecondsFormat::Micros, true);
+    mount_fixture(server, "openstack/keystone_auth.json", &[("token", "tok-1"), ("expires_at", &expires)]).await;
+}
+
+/// Instantiates with two VDU1 instances; returns the server (still answering) and the inventory.
+async fn instantiated(pkg: &Package) -> (MockServer, Inventory) {
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_vnf.json", &[]).await;
+    let params = json!({"nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}});
+    let plan = plan(2);
+    let inventory =
+        execute(&server, pkg, &Inventory::default(), params, InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+    (server, inventory)
+}
+
+/// A fresh server for the next operation: Keystone plus the given fixtures.
+async fn next_server(fixtures: &[&str]) -> MockServer {
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    for fixture in fixtures {
+        mount_fixture(&server, fixture, &[]).await;
+    }
+    server
+}
+
+fn servers_of(inventory: &Inventory, vdu: &str) -> Vec<(String, String)> {
+    inventory
+        .vnfc_resources
+        .iter()
+        .filter(|v| v.vdu_id == vdu)
+        .map(|v| (v.id.clone(), v.compute_resource.resource_id.clone()))
+        .collect()
+}
+
+#[tokio::test]
+async fn instantiate_creates_the_stack_from_basehot_and_maps_its_resources() {
+    let pkg = sample_package();
+    let (server, inventory) = instantiated(&pkg).await;
+
+    // POST /stacks: the BaseHOT as JSON, the nested template by file name, Tacker's nfv parameter.
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    assert_eq!(posts.len(), 1);
+    let body: Value = posts[0].body_json().unwrap();
+    assert_eq!(body["stack_name"], STACK);
+    assert_eq!(body["timeout_mins"], 20);
+    assert_eq!(body["files"], json!({"VDU1.yaml": NESTED_VDU1}));
+    assert_eq!(body["template"]["resources"]["VDU1_scale_group"]["type"], "OS::Heat::AutoScalingGroup");
+    assert_eq!(
+        body["parameters"]["nfv"],
+        json!({
+            "VDU": {
+                "VDU1": {"desired_capacity": 2, "computeFlavourId": "m1.tiny", "vcImageId": "sample-image"},
+                // VDU2 names no flavour in the VNFD; additionalParams.nfv supplies it.
+                "VDU2": {"computeFlavourId": "m1.small", "vcImageId": "sample-image"}
+            },
+            "CP": {"VDU1_CP1": {"network": EXT_NET}}
+        })
+    );
+
+    // Servers become VNFCs, by the VDU their resource is named after.
+    let vdu1 = servers_of(&inventory, "VDU1");
+    assert_eq!(vdu1.iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), [SERVER1, SERVER2]);
+    let vdu2 = inventory.vnfc_resources.iter().find(|v| v.vdu_id == "VDU2").unwrap();
+    assert_eq!(vdu2.compute_resource.resource_id, VDU2_SERVER);
+    assert_eq!(vdu2.compute_resource.vim_level_resource_type.as_deref(), Some("OS::Nova::Server"));
+    assert_eq!(vdu2.compute_resource.vim_connection_id.as_deref(), Some("vim-os-1"));
+    // The volume is VDU2's storage, in the same (top) stack.
+    assert_eq!(inventory.virtual_storages.len(), 1);
+    let storage = &inventory.virtual_storages[0];
+    assert_eq!(storage.virtual_storage_desc_id, "VirtualStorage");
+    assert_eq!(storage.storage_resource.resource_id, "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c");
+    assert_eq!(vdu2.storage_resource_ids, std::slice::from_ref(&storage.id));
+    // The network, with the internal ports of every VNFC attached.
+    assert_eq!(inventory.virtual_links.len(), 1);
+    let vl = &inventory.virtual_links[0];
+    assert_eq!(vl.vnf_virtual_link_desc_id, "internalVL1");
+    assert_eq!(vl.network_resource.resource_id, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d");
+    let mut port_ids: Vec<&str> = vl.vnf_link_ports.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    port_ids.sort();
+    assert_eq!(
+        port_ids,
+        [
+            "8b9c0d1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+            "c21100000-0000-4000-8000-000000000011",
+            "c21200000-0000-4000-8000-000000000012"
+        ]
+    );
+    let first = &inventory.vnfc_resources[0];
+    let cp2 = first.vnfc_cp_info.iter().find(|cp| cp["cpdId"] == "VDU1_CP2").unwrap();
+    assert_eq!(cp2["vnfLinkPortId"], "c21100000-0000-4000-8000-000000000011");
+    let cp1 = first.vnfc_cp_info.iter().find(|cp| cp["cpdId"] == "VDU1_CP1").unwrap();
+    assert_eq!(cp1.get("vnfLinkPortId"), None, "the external CP's port is not a VNF link port");
+    assert!(vl.vnf_link_ports.iter().any(|p| p["cpInstanceId"] == cp2["id"] && p["cpInstanceType"] == "VNFC_CP"));
+    // Scaling-group membership, for scale-in; the stack in vim_state.
+    let metadata = first.metadata.as_ref().unwrap();
+    assert_eq!(metadata["parent_stack_id"], GROUP_STACK);
+    assert_eq!(metadata["parent_resource_name"], "ohlbrvzj4qet");
+    assert_eq!(metadata["stack_id"], MEMBER1_STACK);
+    assert_eq!(inventory.vim_state["stackName"], STACK);
+    assert_eq!(inventory.vim_state["stackId"], STACK_ID);
+    assert_eq!(inventory.vim_state["flavourId"], "simple");
+}
+
+#[tokio::test]
+async fn scale_out_patches_desired_capacity_and_keeps_the_existing_vnfcs() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_out.json"]).await;
+
+    let plan = plan(3);
+    let after =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Realize { plan: &plan }, &never()).await.unwrap();
+
+    let patches = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    assert_eq!(patches.len(), 1);
+    let body: Value = patches[0].body_json().unwrap();
+    // Only the parameters: the template did not change. The instantiate request's nfv stays.
+    assert!(body.get("template").is_none() && body.get("files").is_none(), "{body}");
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 3);
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU2"]["computeFlavourId"], "m1.small");
+    assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
+
+    let old = servers_of(&before, "VDU1");
+    let new = servers_of(&after, "VDU1");
+    assert_eq!(new.len(), 3);
+    assert_eq!(new[..2], old[..], "existing VNFCs keep id and server");
+    assert_eq!(new[2].1, SERVER3);
+    assert!(!old.iter().any(|(id, _)| *id == new[2].0));
+}
+
+#[tokio::test]
+async fn scale_in_marks_the_newest_member_unhealthy_before_the_update() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_in.json"]).await;
+    // PATCH .../resources/{member} with mark_unhealthy (api-ref resources.inc) → 200, no body.
+    let mark = format!("{HEAT}/stacks/{GROUP_STACK}/resources/x7v3k2pq9wnm");
+    mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": mark}, "response": {"status": 200}}]))
+        .await;
+
+    let plan = plan(1);
+    let after =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Realize { plan: &plan }, &never()).await.unwrap();
+
+    let marked = received(&server, "PATCH", &mark).await;
+    assert_eq!(marked.len(), 1);
+    assert_eq!(
+        marked[0].body_json::<Value>().unwrap(),
+        json!({"mark_unhealthy": true, "resource_status_reason": "marked by solgate for scale-in"})
+    );
+    let patches = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    assert_eq!(patches[0].body_json::<Value>().unwrap()["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 1);
+    // The older VNFC stays.
+    assert_eq!(servers_of(&after, "VDU1"), servers_of(&before, "VDU1")[..1]);
+}
+
+#[tokio::test]
+async fn heal_marks_the_server_unhealthy_and_the_replacement_keeps_the_vnfc_id() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_healed.json"]).await;
+    let mark = format!("{HEAT}/stacks/{MEMBER1_STACK}/resources/VDU1");
+    mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": mark}, "response": {"status": 200}}]))
+        .await;
+
+    let healed_id = before.vnfc_resources[0].id.clone();
+    let plan = plan(2);
+    let ids = [healed_id.clone()];
+    let after = execute(&server, &pkg, &before, json!({}), InfraAction::Heal { plan: &plan, vnfc_ids: &ids }, &never())
+        .await
+        .unwrap();
+
+    assert_eq!(received(&server, "PATCH", &mark).await.len(), 1);
+    let update = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    assert_eq!(update.len(), 1, "the stack update replaces what is marked unhealthy");
+    assert_eq!(
+        servers_of(&after, "VDU1"),
+        [(healed_id, SERVER1_HEALED.to_owned()), servers_of(&before, "VDU1")[1].clone()]
+    );
+    assert_eq!(after.vnfc_resources.len(), before.vnfc_resources.len());
+}
+
+#[tokio::test]
+async fn terminate_deletes_the_stack_and_waits_until_heat_answers_404() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    let server = next_server(&["openstack/heat_stack_delete.json"]).await;
+
+    let after = execute(&server, &pkg, &before, json!({}), InfraAction::Teardown, &never()).await.unwrap();
+
+    assert!(after.is_empty());
+    assert_eq!(after.vim_state, Value::Null);
+    assert_eq!(received(&server, "DELETE", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await.len(), 1);
+    // DELETE_IN_PROGRESS, then 404.
+    assert_eq!(received(&server, "GET", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_failed_create_reports_heats_reason_and_the_stack_as_partial() {
+    let pkg = sample_package();
+    let server =
+        next_server(&["openstack/heat_stack_create_failed.json", "openstack/heat_resources_create_failed.json"]).await;
+
+    let plan = plan(1);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+
+    assert!(!error.cancelled);
+    assert!(
+        error.message.starts_with("waiting for Heat stack vnf-c8a1e1b4 to reach CREATE_COMPLETE"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("CREATE_FAILED"), "{}", error.message);
+    assert!(error.message.contains("No valid host was found"), "{}", error.message);
+    // The stack exists: a retry updates it, a rollback deletes it. The server Nova left in
+    // ERROR is part of what the VNF holds.
+    let partial = error.partial.unwrap();
+    assert_eq!(partial.vim_state["stackId"], STACK_ID);
+    assert_eq!(servers_of(&partial, "VDU1").iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), [SERVER1]);
+}
+
+#[tokio::test]
+async fn a_stack_left_by_an_earlier_attempt_is_adopted_and_updated() {
+    let pkg = sample_package();
+    let server = next_server(&[
+        "openstack/heat_stack_conflict.json",
+        "openstack/heat_stack_update.json",
+        "openstack/heat_resources_vnf.json",
+    ])
+    .await;
+
+    let plan = plan(2);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    // 409 StackExists → looked up by name → PATCHed with the whole template.
+    assert_eq!(received(&server, "POST", &format!("{HEAT}/stacks")).await.len(), 1);
+    let patches = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    assert_eq!(patches.len(), 1);
+    let body: Value = patches[0].body_json().unwrap();
+    assert_eq!(body["files"], json!({"VDU1.yaml": NESTED_VDU1}));
+    assert_eq!(body["template"]["heat_template_version"], "2013-05-23");
+    assert_eq!(inventory.vim_state["stackId"], STACK_ID);
+    assert_eq!(servers_of(&inventory, "VDU1").len(), 2);
+}
+
+#[tokio::test]
+async fn cancel_during_the_create_wait_stops_polling_and_keeps_the_stack_id() {
+    let pkg = sample_package();
+    let server = next_server(&[]).await;
+    let by_id = format!("{HEAT}/stacks/{STACK}/{STACK_ID}");
+    mount_exchanges(
+        &server,
+        json!([
+            {"request": {"method": "POST", "path": format!("{HEAT}/stacks")},
+             "response": {"status": 201, "body": {"stack": {"id": STACK_ID, "links": []}}}},
+            {"request": {"method": "GET", "path": by_id},
+             "response": {"status": 200, "body": {"stack": {"id": STACK_ID, "stack_name": STACK,
+                "stack_status": "CREATE_IN_PROGRESS", "stack_status_reason": "Stack CREATE started"}}}}
+        ]),
+    )
+    .await;
+    let flag = Arc::new(AtomicBool::new(false));
+    let setter = flag.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        setter.store(true, Ordering::Relaxed);
+    });
+    let cancelled = move || flag.load(Ordering::Relaxed);
+
+    let started = std::time::Instant::now();
+    let plan = plan(1);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &cancelled)
+            .await
+            .unwrap_err();
+
+    assert!(error.cancelled);
+    assert!(error.message.contains("cancelled while waiting for Heat stack vnf-c8a1e1b4"), "{}", error.message);
+    assert!(started.elapsed() < Duration::from_secs(5), "the wait was abandoned, not timed out");
+    assert_eq!(error.partial.unwrap().vim_state["stackId"], STACK_ID);
+    let polls = received(&server, "GET", &by_id).await.len();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(received(&server, "GET", &by_id).await.len(), polls, "no polling after the cancel");
+}
+
+#[tokio::test]
+async fn operate_stops_the_servers_through_nova() {
+    let pkg = sample_package();
+    let server = next_server(&[]).await;
+    mount_fixture(&server, "openstack/nova_server_stop.json", &[("server", SERVER1)]).await;
+    let current: Inventory = serde_json::from_value(json!({
+        "vnfcResources": [{"id": "vnfc-1", "vduId": "VDU1",
+            "computeResource": {"resourceId": SERVER1, "vimLevelResourceType": "OS::Nova::Server"}}],
+        "virtualLinks": [], "virtualStorages": [],
+        "vimState": {"stackName": STACK, "stackId": STACK_ID}, "vnfState": "STARTED"
+    }))
+    .unwrap();
+
+    let after =
+        execute(&server, &pkg, &current, json!({}), InfraAction::Operate { change_state_to: "STOPPED" }, &never())
+            .await
+            .unwrap();
+
+    assert_eq!(after.vnf_state, "STOPPED");
+    assert_eq!(after.vnfc_resources, current.vnfc_resources);
+    let actions = received(&server, "POST", &format!("/compute/v2.1/servers/{SERVER1}/action")).await;
+    assert_eq!(actions.len(), 1);
+    assert_eq!(actions[0].body_json::<Value>().unwrap(), json!({"os-stop": null}));
+    // ACTIVE before, ACTIVE/powering-off, then SHUTOFF.
+    assert_eq!(received(&server, "GET", &format!("/compute/v2.1/servers/{SERVER1}")).await.len(), 3);
+}
+
+#[tokio::test]
+async fn a_package_without_basehot_for_the_flavour_is_refused_before_any_heat_call() {
+    let pkg = package(&CsarBuilder::sample());
+    let server = next_server(&[]).await;
+    let plan = plan(1);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+    assert_eq!(error.message, "the VNF package has no BaseHOT/simple/ template for the OpenStack VIM");
+    assert!(server.received_requests().await.unwrap().is_empty());
+}

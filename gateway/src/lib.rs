@@ -1,0 +1,20 @@
+//! solgate's HTTP front end: the SOL013 layer, `api_versions`, and the controllers of
+//! the VNF LCM and VNF package management APIs.
+
+pub mod api_versions;
+pub mod common;
+pub mod error;
+pub mod health;
+pub mod metrics;
+pub mod route;
+pub mod routes;
+pub mod settings;
+pub mod sol013;
+pub mod state;
+pub mod vnflcm;
+pub mod vnfpkgm;
+
+pub use error::{ApiError, ApiResult, ErrorKind};
+pub use metrics::Metrics;
+pub use settings::HttpSettings;
+pub use state::{AppState, ReadinessProbe};

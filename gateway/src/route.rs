@@ -1,0 +1,111 @@
+//! Route table helpers: a resource knows its methods, so a known path with an
+//! unsupported method answers 405 ProblemDetails with an `Allow` header (Tacker sends
+//! no `Allow`), computed from the same table that registers the handlers.
+
+use actix_web::http::Method;
+use actix_web::{FromRequest, Handler, HttpRequest, Resource, Responder, web};
+
+use actix_web::body::BoxBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+
+use crate::error::{ApiError, ErrorKind};
+use crate::sol013::layer::catch_panics;
+
+pub struct RouteBuilder {
+    resource: Resource,
+    allow: Vec<Method>,
+}
+
+/// Starts the routes of one resource path.
+pub fn resource(path: &str) -> RouteBuilder {
+    RouteBuilder { resource: web::resource(path), allow: Vec::new() }
+}
+
+impl RouteBuilder {
+    pub fn method<F, Args>(mut self, method: Method, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.resource = self.resource.route(web::method(method.clone()).to(handler));
+        self.allow.push(method);
+        self
+    }
+
+    pub fn get<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::GET, handler)
+    }
+
+    pub fn post<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::POST, handler)
+    }
+
+    pub fn put<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::PUT, handler)
+    }
+
+    pub fn patch<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::PATCH, handler)
+    }
+
+    pub fn delete<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::DELETE, handler)
+    }
+
+    pub fn finish(
+        self,
+    ) -> Resource<
+        impl ServiceFactory<
+            ServiceRequest,
+            Config = (),
+            Response = ServiceResponse<BoxBody>,
+            Error = actix_web::Error,
+            InitError = (),
+        >,
+    > {
+        let allow = self.allow.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
+        self.resource
+            .default_service(web::to(move |req: HttpRequest| {
+                let allow = allow.clone();
+                async move {
+                    Err::<&'static str, _>(ApiError::new(
+                        ErrorKind::MethodNotAllowed { allow },
+                        format!("Method {} is not supported.", req.method()),
+                    ))
+                }
+            }))
+            .wrap(from_fn(catch_panics))
+    }
+}
+
+/// The app's fallback: no route matched the path at all.
+pub async fn not_found(req: HttpRequest) -> Result<&'static str, ApiError> {
+    Err(ApiError::not_found(format!("The resource {} could not be found.", req.path())))
+}

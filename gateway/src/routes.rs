@@ -1,0 +1,50 @@
+//! The route table: every path solgate serves, built in one place.
+
+use actix_web::middleware::from_fn;
+use actix_web::{App, web};
+
+use crate::route::{self, resource};
+use crate::sol013::layer::sol013_layer;
+use crate::state::AppState;
+use crate::{api_versions, health, vnflcm, vnfpkgm};
+
+/// Operational routes every process serves.
+pub fn configure_operations(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/healthz").get(health::healthz).finish())
+        .service(resource("/readyz").get(health::readyz).finish())
+        .service(resource("/metrics").get(health::metrics).finish());
+}
+
+/// Registers every API route.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    for api in ["vnflcm", "vnfpkgm"] {
+        cfg.service(resource(&format!("/{api}/api_versions")).get(api_versions::show).finish());
+        cfg.service(resource(&format!("/{api}/v{{major}}/api_versions")).get(api_versions::show).finish());
+    }
+    vnflcm::configure(cfg);
+    vnfpkgm::configure(cfg);
+}
+
+/// The whole application: state, SOL013 layer, routes, 404 fallback. `api = false`
+/// serves only the operational routes (a conductor process).
+pub fn app(
+    state: web::Data<AppState>,
+    extra: fn(&mut web::ServiceConfig),
+    api: bool,
+) -> App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<actix_web::body::BoxBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .configure(configure_operations)
+        .configure(if api { configure } else { |_: &mut web::ServiceConfig| {} })
+        .configure(extra)
+        .default_service(web::to(route::not_found))
+        .wrap(from_fn(sol013_layer))
+}

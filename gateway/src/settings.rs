@@ -1,0 +1,56 @@
+//! Settings of the HTTP front end (the `[http]` table of the settings file).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpSettings {
+    /// Address to bind, `HOST:PORT`; port 0 picks a free port.
+    pub listen: String,
+    /// Base URL used in `Location` headers, `_links` and notifications, e.g.
+    /// `https://vnfm.example.com`. Empty: `http://` + the bound address.
+    pub public_endpoint: String,
+    /// Largest accepted JSON request body, in bytes (larger → 413).
+    pub max_body_bytes: usize,
+    /// HTTP worker threads; 0 = one per core.
+    pub workers: usize,
+    /// Seconds in-flight requests get to finish after SIGTERM/SIGINT.
+    pub shutdown_timeout_secs: u64,
+    /// Rendered list entries kept in memory (0 disables the cache).
+    pub render_cache_entries: usize,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:9890".to_owned(),
+            public_endpoint: String::new(),
+            max_body_bytes: 1024 * 1024,
+            workers: 0,
+            shutdown_timeout_secs: 30,
+            render_cache_entries: 50_000,
+        }
+    }
+}
+
+/// Page sizes of the list resources (the `[paging]` table). Paging is on by default
+/// (Tacker's default of 0 = no paging makes large lists fail with "Response too big").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PagingSettings {
+    pub vnf_instance_page_size: usize,
+    pub lcm_op_occ_page_size: usize,
+    pub subscription_page_size: usize,
+    pub vnf_package_page_size: usize,
+}
+
+impl Default for PagingSettings {
+    fn default() -> Self {
+        Self {
+            vnf_instance_page_size: 100,
+            lcm_op_occ_page_size: 100,
+            subscription_page_size: 100,
+            vnf_package_page_size: 100,
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The SOL013 layer: one middleware in front of every route. For resources under
+//! `/{apiName}` it checks `Accept` (406) and `Version` (400/406), hands the handler a
+//! [`Negotiated`] version, and puts `Version`, `Accept-Ranges`, `Deprecation` and
+//! `Sunset` on every response, errors included. For every request it assigns the request
+//! id, turns a panicking handler into a 500 ProblemDetails, records metrics and writes
+//! the access log line.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpMessage, ResponseError, web};
+use chrono::{DateTime, Utc};
+use futures_util::FutureExt;
+use solgate_schemas::{ApiVersionId, NegotiationError, VersionEntry};
+
+use super::accept;
+use super::negotiated::Negotiated;
+use super::request_id;
+use super::scope::{self, Classified, RequestScope, ScopeKind};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+const VERSION: HeaderName = HeaderName::from_static("version");
+const DEPRECATION: HeaderName = HeaderName::from_static("deprecation");
+const SUNSET: HeaderName = HeaderName::from_static("sunset");
+
+pub async fn sol013_layer(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let started = Instant::now();
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+        return Ok(req.into_response(ApiError::internal(anyhow::anyhow!("AppState missing")).error_response()));
+    };
+    let request_id = request_id::from_headers_or_new(req.headers());
+    let method = req.method().clone();
+
+    // No clone of the HttpRequest may live across `next.call`: routing needs it unshared.
+    let (mut response, used) = match prepare(&req, &state) {
+        Err(refusal) => {
+            let (error, used) = *refusal;
+            let response = request_id::scope(request_id.clone(), async { error.error_response() }).await;
+            (req.into_response(response), used)
+        }
+        Ok(negotiated) => {
+            let used = negotiated.as_ref().map(|n| n.entry.clone());
+            if let Some(negotiated) = negotiated {
+                req.extensions_mut().insert(negotiated);
+            }
+            let response = request_id::scope(request_id.clone(), next.call(req)).await?;
+            (response.map_into_boxed_body(), used)
+        }
+    };
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        headers.insert(HeaderName::from_static(request_id::HEADER), value);
+    }
+    let version_label = match &used {
+        Some(entry) => {
+            decorate(headers, entry);
+            entry.version_string()
+        }
+        None => String::new(),
+    };
+
+    let status = response.status().as_u16();
+    let http_request = response.request();
+    let route = http_request.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let elapsed = started.elapsed();
+    state.metrics.observe(&route, method.as_str(), status, &version_label, elapsed.as_secs_f64());
+    tracing::info!(
+        target: "solgate::access",
+        request_id = %request_id,
+        method = %method,
+        path = %http_request.path(),
+        status,
+        version = %version_label,
+        micros = elapsed.as_micros() as u64,
+    );
+    Ok(response)
+}
+
+/// Turns a panicking handler into a 500 ProblemDetails, so the client gets an answer and
+/// the worker keeps serving. Wrapped around each resource (after routing), because the
+/// request must be kept to build the response.
+pub async fn catch_panics(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let http_request = req.request().clone();
+    match AssertUnwindSafe(next.call(req)).catch_unwind().await {
+        Ok(result) => result.map(ServiceResponse::map_into_boxed_body),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".to_owned());
+            let error = ApiError::internal(anyhow::anyhow!("handler panicked: {message}"));
+            Ok(ServiceResponse::new(http_request, error.error_response()))
+        }
+    }
+}
+
+/// Headers every response of a versioned resource carries.
+fn decorate(headers: &mut header::HeaderMap, entry: &VersionEntry) {
+    if let Ok(value) = HeaderValue::from_str(&entry.version_string()) {
+        headers.insert(VERSION, value);
+    }
+    if !headers.contains_key(header::ACCEPT_RANGES) {
+        headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("none"));
+    }
+    if entry.is_deprecated {
+        // RFC 9745: the header value is a structured-field date, the moment the
+        // resource became deprecated.
+        let since = entry.deprecated_since.map(|date| date.timestamp()).unwrap_or(0);
+        if let Ok(value) = HeaderValue::from_str(&format!("@{since}")) {
+            headers.insert(DEPRECATION, value);
+        }
+        if let Some(date) = entry.retirement_date
+            && let Ok(value) = HeaderValue::from_str(&http_date(date))
+        {
+            headers.insert(SUNSET, value);
+        }
+    }
+}
+
+fn http_date(date: DateTime<Utc>) -> String {
+    date.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+type Refusal = Box<(ApiError, Option<VersionEntry>)>;
+
+/// The checks that run before routing. `Ok(None)` = not a versioned resource.
+fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>, Refusal> {
+    let registry = &state.registry;
+    let scope = match scope::classify(req.path(), registry) {
+        Classified::Outside => return Ok(None),
+        Classified::UnknownInApi(api) => {
+            let newest = registry.supported_all(api).last().cloned();
+            return Err(Box::new((
+                ApiError::not_found(format!("The resource {} could not be found.", req.path())),
+                newest,
+            )));
+        }
+        Classified::Scoped(scope) => scope,
+    };
+    // What error responses echo when negotiation fails: the newest version of the scope.
+    let fallback = || newest_in(state, scope);
+
+    if let Some(producible) = scope::producible(req.method(), req.path()) {
+        let accept = req.headers().get(header::ACCEPT).map(|value| value.to_str().unwrap_or("\u{0}"));
+        if accept::negotiate(accept, producible).is_none() {
+            let shown = accept.unwrap_or_default();
+            return Err(Box::new((
+                ApiError::not_acceptable(format!(
+                    "Content type '{shown}' specified in 'Accept' header is not allowed."
+                )),
+                fallback(),
+            )));
+        }
+    }
+
+    let header_value = match req.headers().get(VERSION) {
+        None => None,
+        Some(value) => match value.to_str() {
+            Ok(text) => Some(text),
+            Err(_) => {
+                let error = NegotiationError::Malformed(solgate_schemas::VersionParseError("<non-ASCII>".into()));
+                return Err(Box::new((
+                    ApiError::new(crate::error::ErrorKind::BadRequest, error.to_string()),
+                    fallback(),
+                )));
+            }
+        },
+    };
+
+    let entry = if scope.is_api_versions() {
+        // api_versions: a client cannot know the version before discovering it, so
+        // `Version` is optional and any well-formed value is accepted (SOL013 §4 note).
+        let requested = match header_value {
+            None => None,
+            Some(text) => Some(text.parse::<ApiVersionId>().map_err(|error| {
+                Box::new((ApiError::new(crate::error::ErrorKind::BadRequest, error.to_string()), fallback()))
+            })?),
+        };
+        requested
+            .and_then(|id| match scope.major {
+                Some(major) if id.major != major => None,
+                _ => registry.find(scope.api, id).cloned(),
+            })
+            .or_else(fallback)
+    } else {
+        let major = scope.major.unwrap_or_default();
+        match registry.negotiate(scope.api, major, header_value) {
+            Ok(entry) => Some(entry.clone()),
+            Err(error) => {
+                let kind = match error {
+                    NegotiationError::NotSupported(_) => crate::error::ErrorKind::NotAcceptable,
+                    _ => crate::error::ErrorKind::BadRequest,
+                };
+                return Err(Box::new((ApiError::new(kind, error.to_string()), fallback())));
+            }
+        }
+    };
+    let Some(entry) = entry else {
+        // Every version of this scope is retired.
+        return Err(Box::new((ApiError::not_acceptable("No version of this API is supported any more."), None)));
+    };
+    Ok(Some(Negotiated { api: scope.api, major: entry.major(), scope_kind: scope.kind, entry }))
+}
+
+fn newest_in(state: &AppState, scope: RequestScope) -> Option<VersionEntry> {
+    match (scope.kind, scope.major) {
+        (ScopeKind::ApiVersionsAll, _) | (_, None) => state.registry.supported_all(scope.api).last().cloned(),
+        (_, Some(major)) => state.registry.newest(scope.api, major).cloned(),
+    }
+}

@@ -1,0 +1,92 @@
+//! What every handler shares: built once by the application and passed in.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use solgate_conductor::common::links::Links;
+use solgate_conductor::rpc::{RpcMessage, RpcPublisher};
+use solgate_db::repo::outbox;
+use solgate_db::{AnyConnection, Database};
+use solgate_schemas::Registry;
+
+use crate::error::{ApiError, ApiResult};
+use crate::metrics::Metrics;
+use crate::settings::{HttpSettings, PagingSettings};
+
+/// Something `/readyz` must find healthy (the database, the RPC transport).
+pub trait ReadinessProbe: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn check(&self) -> BoxFuture<'_, Result<(), String>>;
+}
+
+pub struct AppState {
+    pub registry: Arc<Registry>,
+    pub http: HttpSettings,
+    pub paging: PagingSettings,
+    /// Base URL for `Location` and `_links`, without a trailing slash.
+    pub public_endpoint: String,
+    pub links: Links,
+    pub metrics: Metrics,
+    pub readiness: Vec<Arc<dyn ReadinessProbe>>,
+    pub db: Database,
+    pub rpc: Arc<dyn RpcPublisher>,
+    /// `vimType`s the conductors have drivers for.
+    pub vim_types: Vec<&'static str>,
+    /// Rendered list entries (see `common::cache`).
+    pub render_cache: crate::common::cache::RenderCache,
+    /// Where VNF packages are stored (one directory per package id).
+    pub package_store: PathBuf,
+    /// VNF package upload limits (the `[packages]` table).
+    pub packages: solgate_conductor::settings::PackageSettings,
+    /// Callback tests of new subscriptions (settings of the `[notifications]` table, and
+    /// the OAuth 2.0 token cache the delivery worker shares in `solgate serve`).
+    pub callbacks: Arc<solgate_conductor::delivery::Callbacks>,
+}
+
+impl AppState {
+    /// An absolute URL for a path of ours (`/vnflcm/v2/...`).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.public_endpoint, path)
+    }
+
+    /// Runs blocking database work on the blocking pool, keeping the request's span.
+    pub async fn db<T, F>(&self, work: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> ApiResult<T> + Send + 'static,
+    {
+        let db = self.db.clone();
+        let span = tracing::Span::current();
+        tokio::task::spawn_blocking(move || {
+            let _entered = span.enter();
+            let mut conn = db.conn().map_err(|error| {
+                tracing::error!(%error, "no database connection");
+                ApiError::unavailable("The database is not available; try again later.", 5)
+            })?;
+            work(&mut conn)
+        })
+        .await
+        .map_err(ApiError::internal)?
+    }
+
+    /// Publishes committed work. The 202 does not wait: if the transport is down the
+    /// outbox relay publishes later, so nothing accepted is lost.
+    pub fn dispatch(&self, outbox_id: i64, message: RpcMessage) {
+        let rpc = self.rpc.clone();
+        let db = self.db.clone();
+        tokio::spawn(async move {
+            match rpc.publish(&message).await {
+                Ok(()) => {
+                    let _ = tokio::task::spawn_blocking(move || {
+                        db.conn().ok().map(|mut conn| outbox::mark_published(&mut conn, outbox_id))
+                    })
+                    .await;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, id = %message.id, "publish failed; the outbox relay will retry");
+                }
+            }
+        });
+    }
+}

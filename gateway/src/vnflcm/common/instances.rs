@@ -1,0 +1,162 @@
+//! VNF instance resources (create, list, show, delete), shared by v1 and v2.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::{Map, Value, json};
+use solgate_conductor::common::notify::{self, Event};
+use solgate_conductor::common::{now, vnfd, without_private};
+use solgate_db::repo::lcm::{self, InstanceRecord, RawDocument, columns};
+use solgate_db::repo::vnf_packages;
+use solgate_db::write_transaction;
+
+use super::tasks::{in_progress, not_found};
+use super::{db_error, major_of, present, validate};
+use crate::common::list;
+use crate::error::{ApiError, ApiResult};
+use crate::sol013::Negotiated;
+use crate::state::AppState;
+
+/// POST vnf_instances: 201 with the VnfInstance and `Location`. The vnfdId must name an
+/// onboarded, ENABLED package; provider, product and versions come from its VNFD.
+pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> ApiResult<HttpResponse> {
+    validate(negotiated, "CreateVnfRequest", &body)?;
+    let major = major_of(negotiated)?;
+    let links = state.links.clone();
+    let record = state
+        .db(move |conn| {
+            write_transaction(conn, |conn| {
+                let vnfd_id = body["vnfdId"].as_str().unwrap_or_default().to_owned();
+                let loaded = vnfd::load_by_vnfd_id(conn, &vnfd_id).map_err(db_error)?;
+                let Some((package, contents)) = loaded.filter(|(package, _)| package.onboarding_state() == "ONBOARDED")
+                else {
+                    return Err(ApiError::unprocessable(format!(
+                        "VnfPackage of vnfdId {vnfd_id} is not found or not operational."
+                    )));
+                };
+                if package.operational_state() != "ENABLED" {
+                    return Err(ApiError::unprocessable(format!("VnfPackage of vnfdId {vnfd_id} is not ENABLED.")));
+                }
+                let id = uuid::Uuid::new_v4().to_string();
+                let vnfd = &contents.vnfd;
+                let mut document = Map::new();
+                document.insert("id".into(), json!(id));
+                // Empty name and description are dropped, as Tacker does.
+                for key in ["vnfInstanceName", "vnfInstanceDescription"] {
+                    if let Some(text) = body[key].as_str().filter(|text| !text.is_empty()) {
+                        document.insert(key.into(), json!(text));
+                    }
+                }
+                document.insert("vnfdId".into(), json!(vnfd.descriptor_id));
+                document.insert("vnfProvider".into(), json!(vnfd.provider));
+                document.insert("vnfProductName".into(), json!(vnfd.product_name));
+                document.insert("vnfSoftwareVersion".into(), json!(vnfd.software_version));
+                document.insert("vnfdVersion".into(), json!(vnfd.descriptor_version));
+                if let Some(properties) = &vnfd.configurable_properties {
+                    document.insert("vnfConfigurableProperties".into(), properties.clone());
+                }
+                document.insert("instantiationState".into(), json!("NOT_INSTANTIATED"));
+                if let Some(metadata) = body.get("metadata").filter(|value| value.is_object()) {
+                    document.insert("metadata".into(), metadata.clone());
+                }
+                let now = now();
+                let record = InstanceRecord {
+                    id,
+                    vnf_pkg_id: package.id.clone(),
+                    body: Value::Object(document),
+                    created_at: now.clone(),
+                    updated_at: now,
+                    row_version: 0,
+                };
+                lcm::insert_instance(conn, major, &record).map_err(db_error)?;
+                vnf_packages::refresh_usage_state(conn, &package.id).map_err(db_error)?;
+                notify::enqueue(conn, major, &links, Event::Created { instance: &record.body }).map_err(db_error)?;
+                Ok(record)
+            })
+        })
+        .await?;
+    let links = present::instance_links(&state.links, major.number(), &record.body);
+    let body = present::render(negotiated, "VnfInstance", &record.body, links);
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, state.links.instance(major.number(), &record.id)))
+        .content_type("application/json")
+        .body(body.to_string()))
+}
+
+/// GET vnf_instances: filter, selectors, paging.
+pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) -> ApiResult<HttpResponse> {
+    let major = major_of(negotiated)?;
+    let query = list::parse(req, negotiated, "VnfInstance")?;
+    let page = list::run(
+        state,
+        req,
+        &query,
+        list::Source {
+            columns: columns::INSTANCES,
+            page_size: state.paging.vnf_instance_page_size,
+            fetch: move |conn: &mut solgate_db::AnyConnection, backend, spec: &_| {
+                lcm::list_instances_raw(conn, backend, major, spec)
+            },
+            document: |raw: &RawDocument| without_private(serde_json::from_str(&raw.body).unwrap_or(Value::Null)),
+            id: |raw: &RawDocument| raw.id.clone(),
+        },
+    )
+    .await?;
+    let version = negotiated.version();
+    let selectors = list::selector_key(&query);
+    let entries: Vec<_> = page
+        .items
+        .iter()
+        .map(|raw| {
+            let key = format!("i{}|{}|{}|{version}|{selectors}", major.number(), raw.id, raw.stamp);
+            state.render_cache.get_or_render(key, || {
+                let stored: Value = serde_json::from_str(&raw.body).unwrap_or(Value::Null);
+                let links = present::instance_links(&state.links, major.number(), &stored);
+                let rendered = present::render(negotiated, "VnfInstance", &stored, links);
+                present::select(&query.selector, &present::INSTANCE_SELECTORS, rendered).to_string()
+            })
+        })
+        .collect();
+    Ok(list::respond_serialized(&entries, page.next_link))
+}
+
+/// GET vnf_instances/{id}: the whole instance (selectors do not apply).
+pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+    let major = major_of(negotiated)?;
+    let lookup = id.clone();
+    let record = state
+        .db(move |conn| lcm::find_instance(conn, major, &lookup).map_err(db_error))
+        .await?
+        .ok_or_else(|| not_found(&id))?;
+    let links = present::instance_links(&state.links, major.number(), &record.body);
+    let body = present::render(negotiated, "VnfInstance", &record.body, links);
+    Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+}
+
+/// DELETE vnf_instances/{id}: only NOT_INSTANTIATED instances with no operation in
+/// flight or in FAILED_TEMP; 204.
+pub async fn delete(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+    let major = major_of(negotiated)?;
+    let links = state.links.clone();
+    state
+        .db(move |conn| {
+            write_transaction(conn, |conn| {
+                if !lcm::lock_instance(conn, major, &id).map_err(db_error)? {
+                    return Err(not_found(&id));
+                }
+                let record = lcm::find_instance(conn, major, &id).map_err(db_error)?.ok_or_else(|| not_found(&id))?;
+                if record.instantiation_state() == "INSTANTIATED" {
+                    return Err(ApiError::conflict(format!("VnfInstance {id} is instantiated.")));
+                }
+                if lcm::in_flight_op(conn, major, &id).map_err(db_error)?.is_some() {
+                    return Err(in_progress(&id));
+                }
+                lcm::delete_instance(conn, major, &id).map_err(db_error)?;
+                vnf_packages::refresh_usage_state(conn, &record.vnf_pkg_id).map_err(db_error)?;
+                let view = without_private(record.body);
+                notify::enqueue(conn, major, &links, Event::Deleted { instance: &view }).map_err(db_error)?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}

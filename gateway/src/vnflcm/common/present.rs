@@ -1,0 +1,130 @@
+//! How stored documents are shown: private bookkeeping and credentials removed, rendered
+//! for the negotiated minor version (fields it does not define are left out), `_links`
+//! computed per response from the public endpoint, never stored.
+
+use serde_json::{Map, Value, json};
+use solgate_conductor::common::links::{Links, href};
+use solgate_conductor::common::without_private;
+use solgate_sol013::{AttributeSelector, SelectorSpec};
+
+use crate::sol013::Negotiated;
+
+/// A stored document as the negotiated version shows it, with `links`.
+pub fn render(negotiated: &Negotiated, resource: &str, stored: &Value, links: Value) -> Value {
+    // Rendering builds a new document with only what the version defines, which already
+    // leaves out solgate's private keys; no copy of the stored one is needed first.
+    let mut rendered = match negotiated.entry.dictionary.try_render(resource, stored) {
+        Some(rendered) => rendered,
+        None => without_private(stored.clone()),
+    };
+    crate::common::scrub::scrub(&mut rendered);
+    if let Value::Object(map) = &mut rendered {
+        map.insert("_links".to_owned(), links);
+    }
+    rendered
+}
+
+/// VnfInstance `_links`: the tasks its state allows.
+pub fn instance_links(links: &Links, major: u64, instance: &Value) -> Value {
+    let id = instance["id"].as_str().unwrap_or_default();
+    let base = links.instance(major, id);
+    let mut map = Map::new();
+    map.insert("self".into(), href(&base.clone()));
+    let tasks: &[(&str, &str)] = if instance["instantiationState"] == "INSTANTIATED" {
+        &[
+            ("terminate", "terminate"),
+            ("scale", "scale"),
+            ("scaleToLevel", "scale_to_level"),
+            ("changeFlavour", "change_flavour"),
+            ("heal", "heal"),
+            ("operate", "operate"),
+            ("changeExtConn", "change_ext_conn"),
+        ]
+    } else {
+        &[("instantiate", "instantiate")]
+    };
+    for (name, path) in tasks {
+        map.insert((*name).into(), href(&format!("{base}/{path}")));
+    }
+    Value::Object(map)
+}
+
+/// VnfLcmOpOcc `_links`: task links only while the task is allowed (Tacker shows retry,
+/// rollback and fail even on COMPLETED operations).
+pub fn op_occ_links(links: &Links, major: u64, op: &Value) -> Value {
+    let id = op["id"].as_str().unwrap_or_default();
+    let base = links.op_occ(major, id);
+    let mut map = Map::new();
+    map.insert("self".into(), href(&base.clone()));
+    map.insert("vnfInstance".into(), href(&links.instance(major, op["vnfInstanceId"].as_str().unwrap_or_default())));
+    match op["operationState"].as_str() {
+        Some("FAILED_TEMP") => {
+            map.insert("retry".into(), href(&format!("{base}/retry")));
+            if solgate_conductor::common::op_occ::rollback_supported(
+                op["operation"].as_str().unwrap_or_default(),
+                &op["operationParams"],
+            ) {
+                map.insert("rollback".into(), href(&format!("{base}/rollback")));
+            }
+            map.insert("fail".into(), href(&format!("{base}/fail")));
+        }
+        Some("STARTING" | "PROCESSING" | "ROLLING_BACK") => {
+            map.insert("cancel".into(), href(&format!("{base}/cancel")));
+        }
+        _ => {}
+    }
+    Value::Object(map)
+}
+
+pub fn subscription_links(links: &Links, major: u64, id: &str) -> Value {
+    json!({ "self": href(&links.subscription(major, id)) })
+}
+
+/// Attribute selectors per resource (SOL003 clauses 5.4.2.3.2 and 5.4.12.3.2).
+pub const INSTANCE_SELECTORS: SelectorSpec<'static> = SelectorSpec {
+    default_excluded: &[
+        "vnfConfigurableProperties",
+        "vimConnectionInfo",
+        "instantiatedVnfInfo",
+        "metadata",
+        "extensions",
+    ],
+    mandatory: &[
+        "id",
+        "vnfInstanceName",
+        "vnfInstanceDescription",
+        "vnfdId",
+        "vnfProvider",
+        "vnfProductName",
+        "vnfSoftwareVersion",
+        "vnfdVersion",
+        "vnfPkgId",
+        "instantiationState",
+        "_links",
+    ],
+};
+
+pub const OP_OCC_SELECTORS: SelectorSpec<'static> = SelectorSpec {
+    default_excluded: &["operationParams", "error", "resourceChanges", "changedInfo", "changedExtConnectivity"],
+    mandatory: &[
+        "id",
+        "operationState",
+        "stateEnteredTime",
+        "startTime",
+        "vnfInstanceId",
+        "grantId",
+        "operation",
+        "isAutomaticInvocation",
+        "isCancelPending",
+        "cancelMode",
+        "modificationsTriggeredByVnfPkgChange",
+        "vnfSnapshotInfoId",
+        "_links",
+    ],
+};
+
+/// Applies the list's selectors to one rendered entry.
+pub fn select(selector: &AttributeSelector, spec: &SelectorSpec<'_>, mut entry: Value) -> Value {
+    selector.apply(&mut entry, spec);
+    entry
+}

@@ -1,0 +1,5 @@
+//! VnfLcmOpOccsController (v2).
+
+pub mod list;
+pub mod show;
+pub mod tasks;

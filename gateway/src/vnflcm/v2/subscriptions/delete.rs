@@ -1,0 +1,15 @@
+use actix_web::{HttpResponse, web};
+
+use crate::error::ApiResult;
+use crate::sol013::Negotiated;
+use crate::state::AppState;
+use crate::vnflcm::common::subscriptions;
+
+/// DELETE /vnflcm/v2/subscriptions/{id}
+pub async fn delete(
+    state: web::Data<AppState>,
+    negotiated: Negotiated,
+    id: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    subscriptions::delete(&state, &negotiated, id.into_inner()).await
+}

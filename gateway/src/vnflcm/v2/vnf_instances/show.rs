@@ -1,0 +1,15 @@
+use actix_web::{HttpResponse, web};
+
+use crate::error::ApiResult;
+use crate::sol013::Negotiated;
+use crate::state::AppState;
+use crate::vnflcm::common::instances;
+
+/// GET /vnflcm/v2/vnf_instances/{id}
+pub async fn show(
+    state: web::Data<AppState>,
+    negotiated: Negotiated,
+    id: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    instances::show(&state, &negotiated, id.into_inner()).await
+}

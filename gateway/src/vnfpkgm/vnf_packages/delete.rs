@@ -1,0 +1,51 @@
+use actix_web::{HttpResponse, web};
+use solgate_conductor::onboarding::{PROCESSING, UPLOADING};
+use solgate_db::repo::lcm::{self, LcmMajor};
+use solgate_db::repo::{outbox, vnf_packages};
+use solgate_db::write_transaction;
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::vnfpkgm::common;
+
+/// DELETE /vnfpkgm/v1/vnf_packages/{id}: 204; 409 while ENABLED or IN_USE (Tacker's rule) and,
+/// unlike Tacker, while onboarding runs. The row goes first, the files after the commit.
+pub async fn delete(state: web::Data<AppState>, id: web::Path<String>) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let lookup = id.clone();
+    state
+        .db(move |conn| {
+            write_transaction(conn, |conn| {
+                let id = lookup;
+                let record = vnf_packages::find(conn, &id)?.ok_or_else(|| common::not_found(&id))?;
+                let onboarding = record.onboarding_state();
+                if onboarding == UPLOADING || onboarding == PROCESSING {
+                    return Err(ApiError::conflict(format!(
+                        "VNF Package {id} is being onboarded (onboarding state {onboarding}); delete it once onboarding \
+                         has finished."
+                    )));
+                }
+                // Instances are counted too: usageState is refreshed by LCM, the count is the truth.
+                let users = lcm::count_instances_of_package(conn, LcmMajor::V1, &id)?
+                    + lcm::count_instances_of_package(conn, LcmMajor::V2, &id)?;
+                if record.operational_state() == "ENABLED" || record.usage_state() == "IN_USE" || users > 0 {
+                    let usage = if users > 0 { "IN_USE" } else { record.usage_state() };
+                    return Err(ApiError::conflict(format!(
+                        "VNF Package {id} cannot be deleted as its operational state is {} and usage state is {usage}.",
+                        record.operational_state()
+                    )));
+                }
+                vnf_packages::delete(conn, &id)?;
+                outbox::complete(conn, &id)?;
+                Ok(())
+            })
+        })
+        .await?;
+    let files = common::files(&state, &id);
+    let removed = tokio::task::spawn_blocking(move || files.remove_all()).await;
+    if !matches!(removed, Ok(Ok(()))) {
+        // The conductor's start-up sweep removes directories of deleted packages.
+        tracing::warn!(package = %id, ?removed, "could not remove the files of a deleted VNF package");
+    }
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,94 @@
+use actix_web::{HttpResponse, web};
+use serde_json::{Map, Value};
+use solgate_conductor::common::instance::merge_patch;
+use solgate_conductor::onboarding::ONBOARDED;
+use solgate_db::repo::vnf_packages;
+use solgate_db::write_transaction;
+
+use crate::error::{ApiError, ApiResult};
+use crate::sol013::{JsonBody, Negotiated};
+use crate::state::AppState;
+use crate::vnfpkgm::common;
+
+/// PATCH /vnfpkgm/v1/vnf_packages/{id} (JSON Merge Patch, RFC 7396): `operationalState`
+/// and/or `userDefinedData`. 200 with a VnfPkgInfoModifications holding only what changed
+/// (python-tackerclient prints that object). 409 when the operational state would not
+/// change, when it is changed before the package is ONBOARDED, or when nothing changes.
+pub async fn modify(
+    state: web::Data<AppState>,
+    negotiated: Negotiated,
+    id: web::Path<String>,
+    body: JsonBody,
+) -> ApiResult<HttpResponse> {
+    let request = body.0;
+    common::validate(&negotiated, "VnfPkgInfoModifications", &request)?;
+    let id = id.into_inner();
+    let modifications = state
+        .db(move |conn| {
+            write_transaction(conn, |conn| {
+                let mut record = vnf_packages::find(conn, &id)?.ok_or_else(|| common::not_found(&id))?;
+                let mut changed = Map::new();
+                if let Some(wanted) = request.get("operationalState").and_then(Value::as_str) {
+                    if record.onboarding_state() != ONBOARDED {
+                        return Err(common::state_is_not(&id, ONBOARDED));
+                    }
+                    if record.operational_state() == wanted {
+                        return Err(ApiError::conflict(format!(
+                            "VNF Package {id} is already in {wanted} operational state"
+                        )));
+                    }
+                    record.body["operationalState"] = Value::String(wanted.to_owned());
+                    changed.insert("operationalState".into(), Value::String(wanted.to_owned()));
+                }
+                if let Some(patch) = request.get("userDefinedData") {
+                    let before = record.body.get("userDefinedData").cloned().unwrap_or(Value::Object(Map::new()));
+                    let mut after = before.clone();
+                    merge_patch(&mut after, patch);
+                    let effective = changed_keys(&before, &after, patch);
+                    if effective.is_empty() && changed.is_empty() {
+                        return Err(ApiError::conflict(format!(
+                            "The userDefinedData provided in update request is as the existing userDefinedData of vnf \
+                             package {id}. Nothing to update."
+                        )));
+                    }
+                    if !effective.is_empty() {
+                        record.body["userDefinedData"] = after;
+                        changed.insert("userDefinedData".into(), Value::Object(effective));
+                    }
+                }
+                if !vnf_packages::update(conn, &record, Some(record.row_version))? {
+                    return Err(ApiError::conflict(format!("VNF Package {id} was modified concurrently; try again.")));
+                }
+                Ok(Value::Object(changed))
+            })
+        })
+        .await?;
+    let body = negotiated.entry.dictionary.render("VnfPkgInfoModifications", &modifications);
+    Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+}
+
+/// The top-level keys of `patch` whose value really changed, as the patch gave them.
+fn changed_keys(before: &Value, after: &Value, patch: &Value) -> Map<String, Value> {
+    let Value::Object(patch) = patch else { return Map::new() };
+    patch
+        .iter()
+        .filter(|(key, _)| before.get(key.as_str()) != after.get(key.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn only_real_changes_are_reported() {
+        let before = json!({"k1": "v1", "k2": "v2"});
+        let patch = json!({"k1": "v1", "k2": "new", "gone": null});
+        let mut after = before.clone();
+        merge_patch(&mut after, &patch);
+        assert_eq!(Value::Object(changed_keys(&before, &after, &patch)), json!({"k2": "new"}));
+    }
+}

@@ -1,0 +1,17 @@
+use actix_web::{HttpResponse, web};
+
+use crate::error::ApiResult;
+use crate::sol013::Negotiated;
+use crate::state::AppState;
+use crate::vnfpkgm::common;
+
+/// GET /vnfpkgm/v1/vnf_packages/{id}: the whole VnfPkgInfo (selectors do not apply).
+pub async fn show(
+    state: web::Data<AppState>,
+    negotiated: Negotiated,
+    id: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    let record = common::load(&state, &id).await?;
+    let body = common::render(&state, &negotiated, &record);
+    Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+}

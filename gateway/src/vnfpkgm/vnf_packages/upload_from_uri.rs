@@ -1,0 +1,35 @@
+use actix_web::{HttpResponse, web};
+use serde_json::Value;
+use solgate_conductor::onboarding::UploadSource;
+use solgate_conductor::rpc::RpcMessage;
+
+use super::upload_content::accept_upload;
+use crate::error::{ApiError, ApiResult};
+use crate::sol013::{JsonBody, Negotiated};
+use crate::state::AppState;
+use crate::vnfpkgm::common;
+
+/// POST /vnfpkgm/v1/vnf_packages/{id}/package_content/upload_from_uri: 202. The conductor
+/// fetches the package (in UPLOADING, off the request path); the optional credentials are
+/// kept in the package row only until the fetch is done and are never shown.
+pub async fn upload_from_uri(
+    state: web::Data<AppState>,
+    negotiated: Negotiated,
+    id: web::Path<String>,
+    body: JsonBody,
+) -> ApiResult<HttpResponse> {
+    let request = body.0;
+    common::validate(&negotiated, "UploadVnfPackageFromUriRequest", &request)?;
+    let address = request["addressInformation"].as_str().unwrap_or_default().to_owned();
+    let valid = url::Url::parse(&address).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.has_host());
+    if !valid {
+        return Err(ApiError::bad_request(format!("Vnf package url '{address}' is invalid")));
+    }
+    let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_owned);
+    let source = UploadSource::uri(address, text("userName"), text("password")).to_value();
+    let id = id.into_inner();
+    let lookup = id.clone();
+    let outbox_id = state.db(move |conn| accept_upload(conn, &lookup, source)).await?;
+    state.dispatch(outbox_id, RpcMessage::package(id));
+    Ok(HttpResponse::Accepted().finish())
+}

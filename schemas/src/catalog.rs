@@ -1,0 +1,135 @@
+//! The versions built into this release and where their dictionaries come from.
+//!
+//! Adding a minor: write `data/<api>/<version>.delta.json` against the newest minor of its major,
+//! add a line below, run `SOLGATE_BLESS=1 cargo test -p solgate-schemas published_versions_are_frozen`
+//! to write its golden files, and commit them. Published versions never change.
+
+use std::sync::Arc;
+
+use crate::delta::Delta;
+use crate::dictionary::Dictionary;
+use crate::document::VersionDocument;
+use crate::registry::{Api, MajorInfo, RegistryError, VersionEntry};
+use crate::version::ApiVersionId;
+
+pub(crate) struct Catalog {
+    pub majors: Vec<MajorInfo>,
+    pub versions: Vec<VersionEntry>,
+}
+
+/// Where a version's schemas come from.
+#[derive(Clone, Copy)]
+pub(crate) enum Source {
+    /// The first minor of a major, written in full.
+    Full(&'static str),
+    /// A later minor: the previous minor of the same major plus this delta.
+    Delta(&'static str),
+}
+
+pub(crate) struct Published {
+    pub api: Api,
+    pub version: ApiVersionId,
+    pub etsi_document: &'static str,
+    pub source: Source,
+}
+
+/// Every version solgate implements, ascending within each major.
+pub(crate) const PUBLISHED: &[Published] = &[
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(1, 3, 0),
+        // VNF LCM API 1.3.0 of SOL003 V2.6.1, as Tacker serves it under /vnflcm/v1 (tacker-behaviour.md 1).
+        etsi_document: "ETSI GS NFV-SOL 003 V2.6.1",
+        source: Source::Full(include_str!("../data/vnflcm/1.3.0.json")),
+    },
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(2, 0, 0),
+        // SOL003 V3.3.1: VNF LCM API 2.0.0 (info.version of ETSI's bundle, shared/etsi/README.md).
+        etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
+        source: Source::Full(include_str!("../data/vnflcm/2.0.0.json")),
+    },
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(2, 1, 0),
+        // SOL003 V3.5.1, whose subscriptions use SOL013 V3.5.1 authentication (see the delta).
+        etsi_document: "ETSI GS NFV-SOL 003 V3.5.1",
+        source: Source::Delta(include_str!("../data/vnflcm/2.1.0.delta.json")),
+    },
+    Published {
+        api: Api::Vnfpkgm,
+        version: ApiVersionId::new(1, 3, 0),
+        // SOL005 V2.6.1 is the last Release 2 edition with VNF package management under
+        // /vnfpkgm/v1: V2.7.1 moved it to /vnfpkgm/v2 as API 2.0.0 (ETSI forge SOL005
+        // VNFPackageManagement.yaml; Tacker objects/v2/fields.py "v2.7.1 ... API version: 2.0.0").
+        // 1.3.0 is inferred, not read from the V2.6.1 text: the sibling SOL003 package API is
+        // 1.2.0 in V2.5.1 (ETSI OpenAPI vendored by ONAP) and V2.6.1 bumped the Release 2 APIs it
+        // changed (SOL003 V2.6.1: LCM and granting 1.3.0, Tacker's records).
+        etsi_document: "ETSI GS NFV-SOL 005 V2.6.1",
+        source: Source::Full(include_str!("../data/vnfpkgm/1.3.0.json")),
+    },
+];
+
+pub(crate) fn builtin() -> Result<Catalog, RegistryError> {
+    let majors = vec![
+        MajorInfo { api: Api::Vnflcm, major: 1, version_header_required: false },
+        MajorInfo { api: Api::Vnflcm, major: 2, version_header_required: true },
+        MajorInfo { api: Api::Vnfpkgm, major: 1, version_header_required: false },
+    ];
+    let mut versions: Vec<VersionEntry> = Vec::new();
+    for published in PUBLISHED {
+        let document = load(published, &versions)?;
+        let dictionary = Dictionary::compile(document).map_err(|(operation, reason)| RegistryError::Schema {
+            api: published.api,
+            version: published.version.to_string(),
+            operation,
+            reason,
+        })?;
+        versions.push(VersionEntry {
+            api: published.api,
+            version: published.version,
+            etsi_document: published.etsi_document,
+            is_deprecated: false,
+            deprecated_since: None,
+            retirement_date: None,
+            retired: false,
+            dictionary: Arc::new(dictionary),
+        });
+    }
+    Ok(Catalog { majors, versions })
+}
+
+fn load(published: &Published, built: &[VersionEntry]) -> Result<VersionDocument, RegistryError> {
+    let fail =
+        |reason: String| RegistryError::Document { api: published.api, version: published.version.to_string(), reason };
+    let document = match published.source {
+        Source::Full(text) => VersionDocument::parse(text).map_err(fail)?,
+        Source::Delta(text) => {
+            let delta = Delta::parse(text).map_err(fail)?;
+            // Copy and extend: the base is the previous minor of the same major, never another.
+            let previous = built
+                .iter()
+                .rev()
+                .find(|entry| entry.api == published.api && entry.major() == published.version.major)
+                .ok_or_else(|| fail("a delta needs an earlier minor of its major".into()))?;
+            if previous.version_string() != delta.base {
+                return Err(fail(format!(
+                    "delta is based on {}, the previous minor is {}",
+                    delta.base, previous.version
+                )));
+            }
+            let base = previous.dictionary.document().ok_or_else(|| fail("previous minor has no document".into()))?;
+            delta.apply(base).map_err(fail)?
+        }
+    };
+    if document.api != published.api.as_str() || document.version != published.version.to_string() {
+        return Err(fail(format!("data file describes {} {}", document.api, document.version)));
+    }
+    if document.etsi_document != published.etsi_document {
+        return Err(fail(format!(
+            "data file implements {}, catalog says {}",
+            document.etsi_document, published.etsi_document
+        )));
+    }
+    Ok(document)
+}

@@ -1,0 +1,9 @@
+//! Integration tests of solgate-schemas: golden files, the copy-and-extend safety checks, the
+//! ETSI bundle check and the client-visible acceptance cases. One binary, to link once.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "test helpers fail loudly")]
+
+mod acceptance;
+mod etsi_bundle;
+mod golden;
+mod safety;
+mod support;

@@ -1,0 +1,310 @@
+//! Query strings of SOL013 list requests.
+//!
+//! python-tackerclient (clients.md §7) sends bare flags (`?all_fields&exclude_default`), the
+//! key `exclude-fields` with a hyphen, and form-encoded filters (`%28eq%2C...%29`, spaces as
+//! `+`); all of these are accepted here.
+
+use percent_encoding::percent_decode_str;
+use serde_json::Value;
+
+use crate::error::Sol013Error;
+use crate::filter::Filter;
+use crate::paging::{PageMarker, next_link};
+use crate::selector::{AttributeSelector, SelectorParams};
+
+/// One query parameter: decoded key, and decoded value or `None` for a bare key (`?all_fields`).
+pub type QueryPair = (String, Option<String>);
+
+pub const FILTER: &str = "filter";
+pub const FIELDS: &str = "fields";
+pub const EXCLUDE_FIELDS: &str = "exclude_fields";
+pub const ALL_FIELDS: &str = "all_fields";
+pub const EXCLUDE_DEFAULT: &str = "exclude_default";
+pub const NEXTPAGE_OPAQUE_MARKER: &str = "nextpage_opaque_marker";
+/// Tacker v1 lists: `all_records=yes` turns paging off (tacker-behaviour.md §12.3).
+pub const ALL_RECORDS: &str = "all_records";
+
+/// Parameters whose repetition is an error: which occurrence should win is a guess.
+const SINGLE_VALUED: [&str; 4] = [FILTER, FIELDS, EXCLUDE_FIELDS, NEXTPAGE_OPAQUE_MARKER];
+
+/// The name solgate uses for a query key: `exclude-fields` (python-tackerclient's
+/// `vnflcm op list --exclude-fields`) is `exclude_fields`; everything else is itself.
+pub fn canonical_key(key: &str) -> &str {
+    match key {
+        "exclude-fields" => EXCLUDE_FIELDS,
+        other => other,
+    }
+}
+
+/// Splits a raw query string (with or without the leading `?`) at `&` into decoded pairs
+/// in request order, with form semantics (`+` is a space, `%2B` a plus). Keys are
+/// canonicalised ([`canonical_key`]); empty segments (`a&&b`) are skipped. `;` is not a
+/// separator: it joins filter expressions.
+///
+/// Errors: a repeated filter, fields, exclude_fields or nextpage_opaque_marker, or a
+/// percent-encoding that does not decode to UTF-8.
+pub fn parse_query(raw: &str) -> Result<Vec<QueryPair>, Sol013Error> {
+    let raw = raw.strip_prefix('?').unwrap_or(raw);
+    let mut pairs: Vec<QueryPair> = Vec::new();
+    for segment in raw.split('&').filter(|s| !s.is_empty()) {
+        let (key, value) = match segment.split_once('=') {
+            Some((key, value)) => (key, Some(form_decode(value)?)),
+            None => (segment, None),
+        };
+        let key = canonical_key(&form_decode(key)?).to_owned();
+        if SINGLE_VALUED.contains(&key.as_str()) && pairs.iter().any(|(k, _)| *k == key) {
+            return Err(Sol013Error::DuplicateParameter(key));
+        }
+        pairs.push((key, value));
+    }
+    Ok(pairs)
+}
+
+fn form_decode(text: &str) -> Result<String, Sol013Error> {
+    let spaced = text.replace('+', " ");
+    percent_decode_str(&spaced).decode_utf8().map(|s| s.into_owned()).map_err(|_| Sol013Error::QueryEncoding)
+}
+
+/// The one occurrence of `key` among `pairs` (keys compared after [`canonical_key`]):
+/// `None` if absent, `Some(None)` if bare; an error if it occurs twice.
+pub fn single_param<'a>(pairs: &'a [QueryPair], key: &str) -> Result<Option<Option<&'a str>>, Sol013Error> {
+    let mut found = pairs.iter().filter(|(k, _)| canonical_key(k) == key);
+    let first = found.next().map(|(_, value)| value.as_deref());
+    if found.next().is_some() {
+        return Err(Sol013Error::DuplicateParameter(key.to_owned()));
+    }
+    Ok(first)
+}
+
+/// Everything SOL013 defines for a GET on a list resource, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListQuery {
+    /// `filter=`, parsed and typed against the resource schema.
+    pub filter: Option<Filter>,
+    /// The selector, with flags that the previous page's marker carried restored.
+    pub selector: AttributeSelector,
+    /// `nextpage_opaque_marker=`: list items after `marker.last_id` (ordered by id).
+    pub marker: Option<PageMarker>,
+    /// `all_records=yes` (Tacker v1 quirk): return the whole list, no paging.
+    pub all_records: bool,
+    /// Parameters this module does not know, in request order. SOL013 says unknown
+    /// parameters are ignored; a caller that wants to reject e.g. Release 2 style
+    /// `attrName=value` filters can look here.
+    pub others: Vec<QueryPair>,
+    pairs: Vec<QueryPair>,
+}
+
+impl ListQuery {
+    /// Parses a raw query string for a list whose entries follow `schema` (pass `{}` when
+    /// no schema exists: attributes are then not validated and typed at run time).
+    pub fn parse(raw_query: &str, schema: &Value) -> Result<Self, Sol013Error> {
+        Self::from_pairs(parse_query(raw_query)?, schema)
+    }
+
+    /// As [`ListQuery::parse`], from already split pairs.
+    ///
+    /// python-tackerclient rebuilds the next-page request from the `Link` query with
+    /// `parse_qs`, which drops bare keys; the marker therefore carries `all_fields` and
+    /// `exclude_default`, and they are restored here so page 2 looks like page 1.
+    pub fn from_pairs(pairs: Vec<QueryPair>, schema: &Value) -> Result<Self, Sol013Error> {
+        let filter = match single_param(&pairs, FILTER)? {
+            Some(text) => Some(Filter::parse(text.unwrap_or_default(), schema)?),
+            None => None,
+        };
+        let marker = match single_param(&pairs, NEXTPAGE_OPAQUE_MARKER)? {
+            Some(text) => Some(PageMarker::decode(text.unwrap_or_default())?),
+            None => None,
+        };
+        let mut params = SelectorParams::from_pairs(&pairs)?;
+        if let Some(marker) = &marker {
+            params.all_fields |= marker.all_fields;
+            params.exclude_default |= marker.exclude_default;
+        }
+        let selector = AttributeSelector::new(&params, schema)?;
+        let all_records = pairs.iter().any(|(k, v)| k == ALL_RECORDS && v.as_deref() == Some("yes"));
+        let known = [FILTER, FIELDS, EXCLUDE_FIELDS, ALL_FIELDS, EXCLUDE_DEFAULT, NEXTPAGE_OPAQUE_MARKER, ALL_RECORDS];
+        let others = pairs.iter().filter(|(k, _)| !known.contains(&canonical_key(k))).cloned().collect();
+        Ok(Self { filter, selector, marker, all_records, others, pairs })
+    }
+
+    /// All parameters of the request, in order (keys canonical when parsed from a string).
+    pub fn pairs(&self) -> &[QueryPair] {
+        &self.pairs
+    }
+
+    /// The marker for the page after the one ending with the item `last_id`; it carries
+    /// this request's selector flags.
+    pub fn next_marker(&self, last_id: &str) -> PageMarker {
+        PageMarker {
+            last_id: last_id.to_owned(),
+            all_fields: self.selector.all_fields(),
+            exclude_default: self.selector.exclude_default(),
+        }
+    }
+
+    /// `Link` header value for the next page: this request's parameters with the marker of
+    /// [`ListQuery::next_marker`] (see [`next_link`]).
+    pub fn next_link(&self, public_base: &str, path: &str, last_id: &str) -> String {
+        next_link(public_base, path, &self.pairs, &self.next_marker(last_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::FilterOp;
+    use crate::test_fixtures::{instantiated_vnf_instance, vnf_instance_schema, vnf_lcm_op_occ_schema};
+
+    fn pair(key: &str, value: Option<&str>) -> QueryPair {
+        (key.to_owned(), value.map(str::to_owned))
+    }
+
+    #[test]
+    fn splits_and_decodes_with_form_semantics() {
+        let pairs = parse_query("?filter=%28eq%2CvnfInstanceName%2Cvnf+edge%29&fields=a%2Cb&x=1%2B1").unwrap();
+        assert_eq!(
+            pairs,
+            [
+                pair("filter", Some("(eq,vnfInstanceName,vnf edge)")),
+                pair("fields", Some("a,b")),
+                pair("x", Some("1+1"))
+            ]
+        );
+    }
+
+    #[test]
+    fn bare_keys_are_flags_and_empty_values_are_kept() {
+        assert_eq!(
+            parse_query("all_fields&filter=&exclude_default").unwrap(),
+            [pair("all_fields", None), pair("filter", Some("")), pair("exclude_default", None)]
+        );
+    }
+
+    #[test]
+    fn only_the_first_equals_sign_splits_and_empty_segments_are_skipped() {
+        assert_eq!(parse_query("a=b=c&&b").unwrap(), [pair("a", Some("b=c")), pair("b", None)]);
+        assert_eq!(parse_query("").unwrap(), []);
+        assert_eq!(parse_query("?").unwrap(), []);
+    }
+
+    #[test]
+    fn semicolons_do_not_split_parameters() {
+        assert_eq!(
+            parse_query("filter=(eq,id,a);(eq,vnfdId,b)").unwrap(),
+            [pair("filter", Some("(eq,id,a);(eq,vnfdId,b)"))]
+        );
+    }
+
+    #[test]
+    fn the_hyphenated_key_is_an_alias() {
+        assert_eq!(
+            parse_query("exclude-fields=operationParams").unwrap(),
+            [pair("exclude_fields", Some("operationParams"))]
+        );
+        assert_eq!(
+            parse_query("exclude-fields=a&exclude_fields=b").unwrap_err(),
+            Sol013Error::DuplicateParameter("exclude_fields".into())
+        );
+    }
+
+    #[test]
+    fn repeated_single_valued_parameters_are_rejected_by_name() {
+        for key in ["filter", "fields", "exclude_fields", "nextpage_opaque_marker"] {
+            let err = parse_query(&format!("{key}=a&{key}=b")).unwrap_err();
+            assert_eq!(err, Sol013Error::DuplicateParameter(key.into()));
+            assert_eq!(err.to_string(), format!("Query parameter {key} is given more than once."));
+            assert_eq!(err.to_problem_details().status, 400);
+        }
+        // Flags and unknown parameters may repeat.
+        assert_eq!(parse_query("all_fields&all_fields&x=1&x=2").unwrap().len(), 4);
+    }
+
+    #[test]
+    fn invalid_utf8_is_rejected() {
+        let err = parse_query("filter=%FF").unwrap_err();
+        assert_eq!(err, Sol013Error::QueryEncoding);
+        assert_eq!(err.to_string(), "Query string is not valid UTF-8 after percent-decoding.");
+    }
+
+    #[test]
+    fn list_query_parses_what_python_tackerclient_sends() {
+        let query = ListQuery::parse(
+            "filter=%28eq%2CoperationState%2CCOMPLETED%29&exclude-fields=operationParams",
+            &vnf_lcm_op_occ_schema(),
+        )
+        .unwrap();
+        let filter = query.filter.as_ref().unwrap();
+        assert_eq!(filter.exprs()[0].op(), FilterOp::Eq);
+        assert_eq!(filter.exprs()[0].attr().as_str(), "operationState");
+        assert_eq!(query.selector.exclude_fields()[0].as_str(), "operationParams");
+        assert_eq!(query.marker, None);
+        assert!(!query.all_records);
+        assert!(query.others.is_empty());
+
+        let query =
+            ListQuery::parse("all_fields&filter=%28eq%2CinstantiationState%2CINSTANTIATED%29", &vnf_instance_schema())
+                .unwrap();
+        assert!(query.selector.all_fields());
+        assert!(query.filter.unwrap().matches(&instantiated_vnf_instance()));
+    }
+
+    #[test]
+    fn list_query_reports_errors_of_its_parts() {
+        let schema = vnf_instance_schema();
+        assert_eq!(
+            ListQuery::parse("filter=(eq,nope,1)", &schema).unwrap_err(),
+            Sol013Error::InvalidAttrName("nope".into())
+        );
+        assert_eq!(ListQuery::parse("filter", &schema).unwrap_err(), Sol013Error::FilterParse);
+        assert_eq!(ListQuery::parse("all_fields&fields=metadata", &schema).unwrap_err(), Sol013Error::InvalidSelector);
+        assert_eq!(
+            ListQuery::parse("nextpage_opaque_marker=bogus", &schema).unwrap_err(),
+            Sol013Error::InvalidMarker("bogus".into())
+        );
+    }
+
+    #[test]
+    fn unknown_parameters_are_kept_for_the_caller() {
+        let query = ListQuery::parse("vnfInstanceName=x&exclude_default&limit", &vnf_instance_schema()).unwrap();
+        assert_eq!(query.others, [pair("vnfInstanceName", Some("x")), pair("limit", None)]);
+        assert_eq!(query.pairs().len(), 3);
+    }
+
+    #[test]
+    fn all_records_yes_disables_paging() {
+        let schema = vnf_instance_schema();
+        assert!(ListQuery::parse("all_records=yes", &schema).unwrap().all_records);
+        assert!(!ListQuery::parse("all_records=no", &schema).unwrap().all_records);
+        assert!(!ListQuery::parse("all_records", &schema).unwrap().all_records);
+    }
+
+    #[test]
+    fn marker_restores_the_flags_a_client_dropped() {
+        let schema = vnf_instance_schema();
+        let first = ListQuery::parse("all_fields&filter=(eq,vnfProvider,Company)", &schema).unwrap();
+        let link = first.next_link("http://127.0.0.1:9890", "/vnflcm/v2/vnf_instances", "id-1");
+        // python-tackerclient keeps only the query of the link and drops the bare key.
+        let query = link.split_once('?').unwrap().1.split_once('>').unwrap().0;
+        let reissued: Vec<&str> = query.split('&').filter(|p| p.contains('=')).collect();
+        let second = ListQuery::parse(&reissued.join("&"), &schema).unwrap();
+        assert!(second.selector.all_fields());
+        assert_eq!(second.marker.as_ref().unwrap().last_id, "id-1");
+        assert_eq!(second.filter, first.filter);
+
+        let first = ListQuery::parse("exclude_default&fields=metadata", &schema).unwrap();
+        let marker = first.next_marker("id-2");
+        let second =
+            ListQuery::parse(&format!("fields=metadata&nextpage_opaque_marker={}", marker.encode()), &schema).unwrap();
+        assert!(second.selector.exclude_default());
+        assert!(second.next_marker("id-3").exclude_default);
+    }
+
+    #[test]
+    fn restored_flags_still_obey_the_combination_rules() {
+        let schema = vnf_instance_schema();
+        let marker = PageMarker { last_id: "id-1".into(), all_fields: true, exclude_default: false };
+        let err = ListQuery::parse(&format!("fields=metadata&nextpage_opaque_marker={}", marker.encode()), &schema)
+            .unwrap_err();
+        assert_eq!(err, Sol013Error::InvalidSelector);
+    }
+}

@@ -1,0 +1,122 @@
+//! The `solgate` command line: role subcommands over one settings struct.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::settings::Settings;
+use crate::startup::{Application, Role};
+use crate::telemetry;
+
+#[derive(Debug, Parser)]
+#[command(name = "solgate", version, about = "ETSI NFV-SOL multi-version API gateway and VNF manager")]
+pub struct Cli {
+    /// Settings file (TOML). Without one, defaults apply; see deploy/solgate.sample.toml.
+    #[arg(long, global = true, env = "SOLGATE_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct ServerFlags {
+    /// Address to listen on, HOST:PORT (port 0 picks a free one). Overrides SOLGATE_LISTEN.
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// Data directory (SQLite file, package store). Overrides SOLGATE_DATA_DIR.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run everything in one process: HTTP gateway, conductor, in-process RPC, local VIM.
+    Serve(ServerFlags),
+    /// Run the HTTP gateway only (scale-out: PostgreSQL + RabbitMQ).
+    Gateway(ServerFlags),
+    /// Run a conductor only (scale-out); serves /healthz, /readyz and /metrics.
+    Conductor(ServerFlags),
+    /// Apply pending database migrations and exit.
+    Migrate(ServerFlags),
+    /// Copy v1 VNF instances (not in flight) and their operation history into the v2 tables.
+    MigrateV1ToV2 {
+        /// Report what would be copied; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        flags: ServerFlags,
+    },
+    /// Print the effective settings (secrets masked) and exit; non-zero on a bad file.
+    CheckConfig {
+        /// Print the defaults as a commented sample file instead.
+        #[arg(long)]
+        defaults: bool,
+    },
+}
+
+impl ServerFlags {
+    fn apply(&self, settings: &mut Settings) {
+        if let Some(listen) = &self.listen {
+            settings.http.listen = listen.clone();
+        }
+        if let Some(dir) = &self.data_dir {
+            settings.data.dir = dir.clone();
+        }
+    }
+}
+
+/// Runs the command; the exit code is non-zero on any error.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut settings = Settings::load(cli.config.as_deref(), std::env::vars())?;
+    match cli.command {
+        Command::CheckConfig { defaults } => {
+            let text = if defaults { Settings::defaults_toml() } else { settings.to_masked_toml() };
+            #[allow(clippy::print_stdout)]
+            {
+                print!("{text}");
+            }
+            Ok(())
+        }
+        Command::Migrate(flags) => {
+            flags.apply(&mut settings);
+            settings.validate()?;
+            telemetry::init_subscriber(&settings.log);
+            let database = tokio::task::spawn_blocking(move || crate::startup::open_database(&settings)).await??;
+            tracing::info!(backend = ?database.backend(), "database is up to date");
+            Ok(())
+        }
+        Command::MigrateV1ToV2 { dry_run, flags } => {
+            flags.apply(&mut settings);
+            settings.validate()?;
+            telemetry::init_subscriber(&settings.log);
+            let lines = tokio::task::spawn_blocking(move || {
+                let database = crate::startup::open_database(&settings)?;
+                crate::migrate_v1_to_v2::run(&database, dry_run).map_err(anyhow::Error::from)
+            })
+            .await??;
+            #[allow(clippy::print_stdout)]
+            {
+                println!(
+                    "{} v1 VNF instance(s){}:",
+                    lines.len(),
+                    if dry_run { " (dry run, nothing changed)" } else { "" }
+                );
+                for line in &lines {
+                    println!("  {line}");
+                }
+            }
+            Ok(())
+        }
+        Command::Serve(flags) => serve(settings, &flags, Role::Serve).await,
+        Command::Gateway(flags) => serve(settings, &flags, Role::Gateway).await,
+        Command::Conductor(flags) => serve(settings, &flags, Role::Conductor).await,
+    }
+}
+
+async fn serve(mut settings: Settings, flags: &ServerFlags, role: Role) -> anyhow::Result<()> {
+    flags.apply(&mut settings);
+    settings.validate()?;
+    telemetry::init_subscriber(&settings.log);
+    let application = Application::build(settings, role).await?;
+    application.run_until_stopped().await
+}

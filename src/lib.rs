@@ -1,0 +1,14 @@
+//! solgate: an ETSI NFV-SOL multi-version API gateway and VNF manager.
+//!
+//! This crate is the binary's library: settings, telemetry, start-up and the command
+//! line. The parts live in the workspace crates (`solgate-gateway`, `solgate-conductor`,
+//! `solgate-db`, `solgate-schemas`, ...).
+
+pub mod cli;
+pub mod migrate_v1_to_v2;
+pub mod settings;
+pub mod startup;
+pub mod telemetry;
+
+pub use settings::Settings;
+pub use startup::{Application, Role};

@@ -1,0 +1,276 @@
+//! Building and running the application: the HTTP gateway, the conductor, or both in one
+//! process (`solgate serve`), over the RPC transport and database the settings name.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{HttpServer, web};
+use anyhow::Context;
+use futures_util::future::BoxFuture;
+use solgate_conductor::common::links::Links;
+use solgate_conductor::rpc::amqp::AmqpTransport;
+use solgate_conductor::rpc::{RpcConsumer, RpcPublisher, all_queues, in_process};
+use solgate_conductor::{ConductorContext, InfraDrivers, RpcTransportKind};
+use solgate_db::Database;
+use solgate_drivers::LocalVim;
+use solgate_gateway::{AppState, Metrics, ReadinessProbe};
+use solgate_schemas::{Api, Registry};
+use tokio_util::sync::CancellationToken;
+
+use crate::settings::Settings;
+
+/// Which parts run in this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Gateway and conductor in one process (embedded default).
+    Serve,
+    /// HTTP front end only.
+    Gateway,
+    /// Conductor only (plus /healthz, /readyz and /metrics over HTTP).
+    Conductor,
+}
+
+impl Role {
+    fn runs_conductor(self) -> bool {
+        matches!(self, Role::Serve | Role::Conductor)
+    }
+}
+
+pub struct Application {
+    port: u16,
+    public_endpoint: String,
+    server: actix_web::dev::Server,
+    conductor: Option<tokio::task::JoinHandle<()>>,
+    stop: CancellationToken,
+    transport: Option<AmqpTransport>,
+}
+
+/// The publisher every process has, the consumer a conductor has, and the AMQP
+/// connection to shut down (none in-process).
+type Transport = (Arc<dyn RpcPublisher>, Option<Box<dyn RpcConsumer>>, Option<AmqpTransport>);
+
+struct DatabaseProbe(Database);
+
+impl ReadinessProbe for DatabaseProbe {
+    fn name(&self) -> &'static str {
+        "database"
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), String>> {
+        let database = self.0.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || database.ping())
+                .await
+                .map_err(|error| error.to_string())?
+                .map_err(|error| error.to_string())
+        })
+    }
+}
+
+struct RpcProbe(Arc<dyn RpcPublisher>);
+
+impl ReadinessProbe for RpcProbe {
+    fn name(&self) -> &'static str {
+        "rpc"
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), String>> {
+        let connected = self.0.is_connected();
+        Box::pin(async move { if connected { Ok(()) } else { Err("not connected".to_owned()) } })
+    }
+}
+
+/// Opens the database named by the settings and applies pending migrations.
+pub fn open_database(settings: &Settings) -> anyhow::Result<Database> {
+    let url = settings.database_url();
+    let database = Database::connect(&url, &settings.database).with_context(|| "opening the database")?;
+    // Several processes starting at once against one PostgreSQL may race on the first
+    // migration; the loser retries and finds it applied.
+    let mut attempts = 0;
+    let applied = loop {
+        match database.migrate() {
+            Ok(applied) => break applied,
+            Err(error) if attempts < 5 => {
+                attempts += 1;
+                tracing::warn!(%error, attempt = attempts, "migration failed; retrying");
+                std::thread::sleep(Duration::from_millis(500 * attempts));
+            }
+            Err(error) => return Err(error.into()),
+        }
+    };
+    if !applied.is_empty() {
+        tracing::info!(migrations = ?applied, "database migrated");
+    }
+    Ok(database)
+}
+
+/// The infra drivers this build has, by vimType.
+fn infra_drivers(settings: &Settings) -> InfraDrivers {
+    let drivers = InfraDrivers::default()
+        .with(Arc::new(LocalVim { default_delay: Duration::from_millis(settings.conductor.local_vim_delay_ms) }));
+    #[cfg(feature = "openstack")]
+    let drivers = drivers.with(Arc::new(solgate_drivers::openstack::OpenStackDriver::default()));
+    #[cfg(feature = "kubernetes")]
+    let drivers = drivers.with(Arc::new(solgate_drivers::kubernetes::KubernetesDriver::default()));
+    drivers
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|name| name.trim().to_owned())
+        .unwrap_or_else(|_| "localhost".to_owned())
+}
+
+impl Application {
+    pub async fn build(settings: Settings, role: Role) -> anyhow::Result<Self> {
+        Self::build_with_routes(settings, role, |_| {}).await
+    }
+
+    /// As [`Application::build`], with extra routes (tests use this for a route that panics).
+    pub async fn build_with_routes(
+        settings: Settings,
+        role: Role,
+        extra: fn(&mut web::ServiceConfig),
+    ) -> anyhow::Result<Self> {
+        let registry = Arc::new(Registry::builtin()?.with_policies(&settings.versions)?);
+        let database = {
+            let settings = settings.clone();
+            tokio::task::spawn_blocking(move || open_database(&settings)).await??
+        };
+
+        let listener =
+            TcpListener::bind(&settings.http.listen).with_context(|| format!("binding {}", settings.http.listen))?;
+        let address = listener.local_addr()?;
+        let public_endpoint = if settings.http.public_endpoint.is_empty() {
+            format!("http://{address}")
+        } else {
+            settings.http.public_endpoint.trim_end_matches('/').to_owned()
+        };
+        let links = Links::new(&public_endpoint);
+        let prometheus = prometheus::Registry::new();
+        let metrics = Metrics::new(prometheus.clone())?;
+
+        // The RPC transport.
+        let lcm_majors: Vec<u64> = registry.majors(Api::Vnflcm).map(|info| info.major).collect();
+        let (publisher, consumer, transport): Transport = match settings.rpc.transport {
+            RpcTransportKind::InProcess => {
+                if role != Role::Serve {
+                    anyhow::bail!(
+                        "rpc.transport = \"in-process\" only works with `solgate serve`; separate gateway and \
+                             conductor processes need rpc.transport = \"amqp\""
+                    );
+                }
+                let (publisher, consumer) = in_process::channel();
+                (Arc::new(publisher), Some(Box::new(consumer)), None)
+            }
+            RpcTransportKind::Amqp => {
+                let queues = all_queues(&settings.rpc.queue_prefix, &lcm_majors);
+                let transport = AmqpTransport::connect(&settings.rpc, queues).await?;
+                let consumer: Option<Box<dyn RpcConsumer>> =
+                    if role.runs_conductor() { Some(Box::new(transport.consumer())) } else { None };
+                (Arc::new(transport.publisher()), consumer, Some(transport))
+            }
+        };
+
+        let infra = infra_drivers(&settings);
+        let package_store = settings.data.dir.join("packages");
+        // One per process: the callback tests of the gateway and the delivery worker of the
+        // conductor share its connections and OAuth 2.0 tokens.
+        let callbacks = Arc::new(solgate_conductor::delivery::Callbacks::new(settings.notifications.clone())?);
+        let stop = CancellationToken::new();
+        let conductor = match (role.runs_conductor(), consumer) {
+            (true, Some(consumer)) => {
+                let ctx = Arc::new(ConductorContext {
+                    running: solgate_conductor::context::RunningOps::default(),
+                    id: uuid::Uuid::new_v4().to_string(),
+                    hostname: hostname(),
+                    db: database.clone(),
+                    links: links.clone(),
+                    settings: settings.conductor.clone(),
+                    rpc_settings: settings.rpc.clone(),
+                    publisher: publisher.clone(),
+                    infra: infra.clone(),
+                    package_store: package_store.clone(),
+                    packages: settings.packages.clone(),
+                    registry: registry.clone(),
+                    metrics: solgate_conductor::metrics::ConductorMetrics::new(&prometheus)?,
+                    callbacks: callbacks.clone(),
+                });
+                let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
+                let stop = stop.clone();
+                Some(tokio::spawn(async move {
+                    if let Err(error) = solgate_conductor::service::run(ctx, consumer, stop, drain).await {
+                        tracing::error!(%error, "conductor failed");
+                    }
+                }))
+            }
+            _ => None,
+        };
+
+        let readiness: Vec<Arc<dyn ReadinessProbe>> =
+            vec![Arc::new(DatabaseProbe(database.clone())), Arc::new(RpcProbe(publisher.clone()))];
+        let state = web::Data::new(AppState {
+            registry,
+            http: settings.http.clone(),
+            paging: settings.paging.clone(),
+            public_endpoint: public_endpoint.clone(),
+            links,
+            metrics,
+            readiness,
+            db: database,
+            rpc: publisher,
+            vim_types: infra.vim_types(),
+            render_cache: solgate_gateway::common::cache::RenderCache::new(settings.http.render_cache_entries),
+            package_store,
+            packages: settings.packages.clone(),
+            callbacks,
+        });
+        let api = role != Role::Conductor;
+        let mut server = HttpServer::new(move || solgate_gateway::routes::app(state.clone(), extra, api))
+            .listen(listener)?
+            .shutdown_timeout(settings.http.shutdown_timeout_secs);
+        if settings.http.workers > 0 {
+            server = server.workers(settings.http.workers);
+        }
+        let server = server.run();
+        tracing::info!(%address, %public_endpoint, ?role, "solgate listening on http://{address}");
+        Ok(Self { port: address.port(), public_endpoint, server, conductor, stop, transport })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn public_endpoint(&self) -> &str {
+        &self.public_endpoint
+    }
+
+    /// A token that stops the application when cancelled (tests use it to stop a conductor).
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
+    /// Serves until SIGTERM/SIGINT (in-flight requests finish, running operations get the
+    /// drain timeout) or until the stop token is cancelled.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let handle = self.server.handle();
+        let stop = self.stop.clone();
+        let stopper = tokio::spawn(async move {
+            stop.cancelled().await;
+            handle.stop(true).await;
+        });
+        let result = self.server.await;
+        self.stop.cancel();
+        if let Some(conductor) = self.conductor {
+            let _ = conductor.await;
+        }
+        if let Some(transport) = &self.transport {
+            transport.shutdown().await;
+        }
+        stopper.abort();
+        result?;
+        tracing::info!("solgate stopped");
+        Ok(())
+    }
+}

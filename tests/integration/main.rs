@@ -1,0 +1,17 @@
+//! solgate's integration tests: the real server on port 0 (real sockets, a temporary
+//! data directory and SQLite file), driven over HTTP. One binary for the whole suite,
+//! to link once.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout, clippy::print_stderr)]
+
+mod helpers;
+mod lcm_support;
+mod processes;
+
+mod api_versions;
+mod notifications;
+mod scale_out;
+mod sol013_layer;
+mod telemetry;
+mod vnflcm_v1;
+mod vnflcm_v2;
+mod vnfpkgm;

@@ -1,0 +1,225 @@
+//! Scale-out: separate gateway and conductor processes (the real binary) sharing
+//! PostgreSQL and RabbitMQ. Two conductors share the work; a conductor killed with
+//! SIGKILL mid-operation leaves nothing stuck; a broker outage during a burst delays work
+//! and loses none.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::json;
+use solgate_conductor::rpc::amqp::testing::PrivateBroker;
+
+use crate::helpers::{PgDatabase, TestApp, send};
+use crate::lcm_support::*;
+use crate::processes::{Cluster, amqp_url};
+
+fn cluster(database_url: &str, amqp_url: &str, data_dir: &std::path::Path) -> Cluster {
+    Cluster {
+        database_url: database_url.to_owned(),
+        amqp_url: amqp_url.to_owned(),
+        queue_prefix: format!("solgate-test-{}", uuid::Uuid::new_v4().simple()),
+        data_dir: data_dir.to_owned(),
+        extra_env: Vec::new(),
+    }
+}
+
+/// `solgate migrate` first, as an operator would before starting the processes.
+fn migrate(cluster: &Cluster) {
+    let status = Command::new(env!("CARGO_BIN_EXE_solgate"))
+        .args(["migrate", "--data-dir"])
+        .arg(&cluster.data_dir)
+        .env("SOLGATE_DATABASE_URL", &cluster.database_url)
+        .env("SOLGATE_LOG_FORMAT", "json")
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+async fn wait_ready(app: &TestApp) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(response) = app.client.get(app.url("/readyz")).send().await
+            && response.status() == 200
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{} never became ready", app.address);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Deletes the test's queues from the shared broker.
+async fn delete_queues(amqp_url: &str, prefix: &str) {
+    if let Ok(connection) = lapin::Connection::connect(amqp_url, lapin::ConnectionProperties::default()).await
+        && let Ok(channel) = connection.create_channel().await
+    {
+        for queue in solgate_conductor::rpc::all_queues(prefix, &[1, 2]) {
+            let _ = channel.queue_delete(queue.as_str().into(), lapin::options::QueueDeleteOptions::default()).await;
+        }
+        let _ = connection.close(0, "done".into()).await;
+    }
+}
+
+fn op_owner(app: &TestApp, op_url: &str) -> Option<String> {
+    let id = op_url.rsplit('/').next().unwrap();
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    solgate_db::repo::lcm::find_op(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, id).unwrap().unwrap().owner
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_conductors_share_work_and_survive_a_crash() {
+    let Some(amqp) = amqp_url() else { return };
+    let Some(postgres) = PgDatabase::create() else { return };
+    let data_dir = tempfile::tempdir().unwrap();
+    let cluster = cluster(&postgres.url, &amqp, data_dir.path());
+    migrate(&cluster);
+    let gateway = cluster.spawn("gateway");
+    let mut conductors = vec![cluster.spawn("conductor"), cluster.spawn("conductor")];
+    let ids: Vec<String> = conductors.iter().map(|c| c.conductor_id()).collect();
+    let database_url = postgres.url.clone();
+    let app = TestApp::remote(gateway.base_url(), database_url, Some(postgres));
+    wait_ready(&app).await;
+    let vnfd_id = install_sample_package(&app);
+
+    // The full flow through separate processes.
+    let id = create_instance(&app, &vnfd_id, "scaled-out").await;
+    let op = task(&app, &id, "instantiate", instantiate_body()).await;
+    assert_eq!(wait_op(&app, &op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"], "COMPLETED");
+    let op = task(&app, &id, "scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale", "numberOfSteps": 2})).await;
+    assert_eq!(wait_op(&app, &op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"], "COMPLETED");
+    assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 3);
+    let op = task(&app, &id, "scale", json!({"type": "SCALE_IN", "aspectId": "VDU1_scale"})).await;
+    assert_eq!(wait_op(&app, &op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"], "COMPLETED");
+    let op = task(&app, &id, "heal", json!({})).await;
+    assert_eq!(wait_op(&app, &op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"], "COMPLETED");
+    let op = task(&app, &id, "terminate", json!({"terminationType": "GRACEFUL"})).await;
+    assert_eq!(wait_op(&app, &op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"], "COMPLETED");
+    let reply = send(v2(&app, Method::DELETE, &format!("/vnflcm/v2/vnf_instances/{id}"))).await;
+    assert_eq!(reply.status, 204, "{}", reply.text);
+
+    // The same through v1 (no Version header, v2.6.1 shapes): VnflcmDriverV1 in the conductors.
+    let v1 = |method: Method, path: &str| app.request(method, &format!("/vnflcm/v1{path}"));
+    let reply = send(v1(Method::POST, "/vnf_instances").json(&json!({"vnfdId": vnfd_id}))).await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    let v1_id = reply.json()["id"].as_str().unwrap().to_owned();
+    for (task_name, body) in [
+        (
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": [{"id": "vim1", "vimType": "SOLGATE.LOCAL.V_1"}]}),
+        ),
+        ("scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"})),
+        ("heal", json!({})),
+        ("terminate", json!({"terminationType": "FORCEFUL"})),
+    ] {
+        let reply = send(v1(Method::POST, &format!("/vnf_instances/{v1_id}/{task_name}")).json(&body)).await;
+        assert_eq!(reply.status, 202, "{task_name}: {}", reply.text);
+        let op = wait_op(&app, reply.header("location").unwrap(), &["COMPLETED", "FAILED_TEMP"]).await;
+        assert_eq!(op["operationState"], "COMPLETED", "v1 {task_name}: {op}");
+    }
+    let reply = send(v1(Method::DELETE, &format!("/vnf_instances/{v1_id}"))).await;
+    assert_eq!(reply.status, 204, "{}", reply.text);
+
+    // A burst: both conductors take part, nothing runs twice (one occurrence each, every
+    // instance instantiated exactly once).
+    let mut instances = Vec::new();
+    for i in 0..16 {
+        instances.push(create_instance(&app, &vnfd_id, &format!("burst-{i}")).await);
+    }
+    let body = json!({"flavourId": "simple", "additionalParams": {"localVim": {"delayMs": 20}}});
+    let mut ops = Vec::new();
+    for instance in &instances {
+        ops.push(task(&app, instance, "instantiate", body.clone()).await);
+    }
+    for op in &ops {
+        assert_eq!(wait_op(&app, op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"], "COMPLETED");
+    }
+    for (conductor, id) in conductors.iter().zip(&ids) {
+        assert!(conductor.log_contains("LCM operation state changed"), "conductor {id} did no work");
+    }
+    for instance in &instances {
+        let list =
+            send(v2(&app, Method::GET, &format!("/vnflcm/v2/vnf_lcm_op_occs?filter=(eq,vnfInstanceId,{instance})")))
+                .await;
+        assert_eq!(list.json().as_array().unwrap().len(), 1);
+        assert_eq!(vnfc_count(&show_instance(&app, instance).await, "VDU1"), 1, "instantiated once");
+    }
+
+    // kill -9 the conductor running a slow operation: the survivor recovers it to
+    // FAILED_TEMP (its owner is dead), nothing stays PROCESSING; retry completes it.
+    let victim_instance = create_instance(&app, &vnfd_id, "crash").await;
+    let slow = json!({"flavourId": "simple", "instantiationLevelId": "instantiation_level_2",
+        "additionalParams": {"localVim": {"delayMs": 400}}});
+    let op_url = task(&app, &victim_instance, "instantiate", slow).await;
+    let processing = wait_op(&app, &op_url, &["PROCESSING"]).await;
+    let owner = op_owner(&app, &op_url).expect("a PROCESSING operation has an owner");
+    let index = ids.iter().position(|id| *id == owner).expect("owned by one of ours");
+    conductors[index].kill9();
+    let restarted = cluster.spawn("conductor");
+    restarted.conductor_id();
+    let op =
+        wait_op_after(&app, &op_url, &["FAILED_TEMP", "COMPLETED"], processing["stateEnteredTime"].as_str().unwrap())
+            .await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["detail"], "Failure due to conductor processing error.");
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    let path = op_url.trim_start_matches(&app.address).to_owned();
+    let reply = send(app.request(Method::POST, &format!("{path}/retry")).header("Version", "2.0.0")).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let op = wait_op_after(&app, &op_url, &["COMPLETED", "FAILED_TEMP"], &since).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(vnfc_count(&show_instance(&app, &victim_instance).await, "VDU1"), 3);
+
+    drop(restarted);
+    drop(conductors);
+    drop(gateway);
+    delete_queues(&amqp, &cluster.queue_prefix).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broker_outage_during_a_burst_loses_nothing() {
+    // Needs RabbitMQ installed (a private node is started); the shared one is left alone.
+    if amqp_url().is_none() {
+        return;
+    }
+    let Some(postgres) = PgDatabase::create() else { return };
+    let mut broker = PrivateBroker::start().await.expect("a private RabbitMQ node starts");
+    let data_dir = tempfile::tempdir().unwrap();
+    let cluster = cluster(&postgres.url, &broker.url(), data_dir.path());
+    migrate(&cluster);
+    let gateway = cluster.spawn("gateway");
+    let conductor = cluster.spawn("conductor");
+    conductor.conductor_id();
+    let database_url = postgres.url.clone();
+    let app = TestApp::remote(gateway.base_url(), database_url, Some(postgres));
+    wait_ready(&app).await;
+    let vnfd_id = install_sample_package(&app);
+    let mut instances = Vec::new();
+    for i in 0..50 {
+        instances.push(create_instance(&app, &vnfd_id, &format!("outage-{i}")).await);
+    }
+
+    broker.stop().await.unwrap();
+    let stopped_at = Instant::now();
+    // The gateway keeps answering 202: the work is in the database and its outbox.
+    let mut ops = Vec::new();
+    for instance in &instances {
+        ops.push(task(&app, instance, "instantiate", instantiate_body()).await);
+    }
+    let readyz = send(app.get("/readyz")).await;
+    assert_eq!(readyz.status, 503, "readiness reports the broker down: {}", readyz.text);
+    // Keep it down for 10 s.
+    tokio::time::sleep(Duration::from_secs(10).saturating_sub(stopped_at.elapsed())).await;
+    for op in &ops {
+        assert_eq!(get(&app, op).await.json()["operationState"], "STARTING", "nothing runs without the broker");
+    }
+    broker.restart().await.unwrap();
+
+    for op in &ops {
+        let op = wait_op(&app, op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+        assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    }
+    drop(conductor);
+    drop(gateway);
+}
