@@ -2,8 +2,10 @@
 //! the repository): our schemas must expand to exactly the bundle's (prose stripped, the documented
 //! errata applied), and every example body must validate against the bundle's own schemas.
 //!
-//! The bundle is found at `$SOLGATE_ETSI_DIR` or `<workspace>/../shared/etsi`. Without it the
-//! tests print a note and pass, except when `CI=true`, where they fail.
+//! The bundle is found at `$SOLGATE_ETSI_DIR` or `<workspace>/../shared/etsi`. When
+//! `SOLGATE_ETSI_DIR` is set (deploy/scripts/test.sh sets it whenever the bundle is beside the
+//! checkout) a missing bundle fails the tests; otherwise they print a note and pass, because the
+//! bundle is third-party data that a clone of this repository alone does not have.
 
 use std::path::PathBuf;
 
@@ -17,18 +19,14 @@ const ERRATA: &str = include_str!("../../data/vnflcm/etsi-sol003-v3.3.1-errata.j
 const DOC_ONLY: &[&str] = &["description", "example", "examples"];
 
 fn bundle() -> Option<Value> {
-    let dir = std::env::var_os("SOLGATE_ETSI_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest_dir().join("../../shared/etsi"));
+    let named = std::env::var_os("SOLGATE_ETSI_DIR").filter(|dir| !dir.is_empty()).map(PathBuf::from);
+    let required = named.is_some();
+    let dir = named.unwrap_or_else(|| manifest_dir().join("../../shared/etsi"));
     let path = dir.join(BUNDLE);
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(serde_json::from_str(&text).expect("the ETSI bundle is JSON")),
         Err(e) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but the ETSI bundle is missing at {}: {e}",
-                path.display()
-            );
+            assert!(!required, "SOLGATE_ETSI_DIR names {} but the ETSI bundle is missing: {e}", dir.display());
             eprintln!("note: ETSI bundle not found at {} ({e}); skipping the bundle check", path.display());
             None
         }
