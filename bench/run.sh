@@ -14,20 +14,22 @@ cargo build --release -q -p solgate -p solgate-bench
 bin=target/release
 work=$(mktemp -d)
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+stop_servers() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; pids=(); }
+cleanup() { stop_servers; rm -rf "$work"; }
 trap cleanup EXIT
 
-# Starts `solgate <role>` with extra env; prints its base URL. Processes of one
-# deployment share a data directory (the package store).
+# Starts `solgate <role>` with extra env and sets `url` to its base URL. Not run in a command
+# substitution: the server would hold its pipe open, and `pids` must reach the cleanup.
+# Processes of one deployment share a data directory (the package store).
 start() { # name data-dir role env...
     local name=$1 data=$2 role=$3; shift 3
     env "$@" SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
-        "$bin/solgate" "$role" --listen 127.0.0.1:0 --data-dir "$work/$data" 2>"$work/$name.log" &
+        "$bin/solgate" "$role" --listen 127.0.0.1:0 --data-dir "$work/$data" >/dev/null 2>"$work/$name.log" &
     pids+=($!)
     for _ in $(seq 1 200); do
         local address
-        address=$(grep -o '"address":"[^"]*"' "$work/$name.log" 2>/dev/null | head -n 1 | cut -d'"' -f4)
-        if [ -n "$address" ]; then echo "http://$address"; return 0; fi
+        address=$(grep -o '"address":"[^"]*"' "$work/$name.log" 2>/dev/null | head -n 1 | cut -d'"' -f4 || true)
+        if [ -n "$address" ]; then url="http://$address"; return 0; fi
         sleep 0.1
     done
     echo "solgate $role did not start:" >&2; cat "$work/$name.log" >&2; return 1
@@ -40,24 +42,27 @@ pg_db() { # creates a database, prints its URL
 }
 
 echo "== embedded, SQLite (synchronous=FULL)"
-url=$(start sqlite sqlite serve)
+start sqlite sqlite serve
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite c=$c" all; done
 
+stop_servers
 echo "== embedded, SQLite with database.sqlite_synchronous = normal (durable across a crash, not a power loss)"
-url=$(start sqlite-normal sqlite-normal serve SOLGATE__DATABASE__SQLITE_SYNCHRONOUS=normal)
+start sqlite-normal sqlite-normal serve SOLGATE__DATABASE__SQLITE_SYNCHRONOUS=normal
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite-normal c=$c" create; done
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite-normal c=$c" lcm; done
 
+stop_servers
 echo "== embedded, PostgreSQL"
 db=$(pg_db)
-url=$(start pg pg serve SOLGATE_DATABASE_URL="$db")
+start pg pg serve SOLGATE_DATABASE_URL="$db"
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "postgres c=$c" all; done
 
+stop_servers
 echo "== scaled out: gateway + conductor processes, PostgreSQL + RabbitMQ"
 db=$(pg_db)
 prefix="solgate-bench-$RANDOM"
 common=(SOLGATE_DATABASE_URL="$db" SOLGATE__RPC__TRANSPORT=amqp SOLGATE__RPC__AMQP_URL="$SOLGATE_TEST_AMQP_URL" SOLGATE__RPC__QUEUE_PREFIX="$prefix")
 env "${common[@]}" "$bin/solgate" migrate --data-dir "$work/so" >/dev/null 2>&1
-start so-conductor so conductor "${common[@]}" >/dev/null
-url=$(start so-gateway so gateway "${common[@]}")
+start so-conductor so conductor "${common[@]}"
+start so-gateway so gateway "${common[@]}"
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "scaled-out c=$c" all; done

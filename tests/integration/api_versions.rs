@@ -47,6 +47,45 @@ async fn vnflcm_api_versions_match_tacker() {
     assert_eq!(v1.header("accept-ranges"), Some("none"));
 }
 
+/// With the minors Tacker never shipped retired, the three bodies are Tacker's, value for value.
+#[tokio::test]
+async fn with_only_tackers_versions_the_bodies_are_tackers() {
+    let registry = solgate_schemas::Registry::builtin().unwrap();
+    let extra: Vec<VersionPolicy> = [1, 2]
+        .into_iter()
+        .flat_map(|major| registry.supported(Api::Vnflcm, major).map(|v| v.version_string()).collect::<Vec<_>>())
+        .filter(|version| version != "1.3.0" && version != "2.0.0")
+        .map(|version| VersionPolicy {
+            api: Api::Vnflcm,
+            version,
+            deprecated: true,
+            deprecated_since: None,
+            retirement_date: None,
+            retired: true,
+        })
+        .collect();
+    let app = TestApp::spawn_with(move |settings| settings.versions = extra).await;
+    let tacker = [
+        (
+            "/vnflcm/api_versions",
+            json!({"uriPrefix": "/vnflcm", "apiVersions": [{"version": "1.3.0", "isDeprecated": false}, {"version": "2.0.0", "isDeprecated": false}]}),
+        ),
+        (
+            "/vnflcm/v2/api_versions",
+            json!({"uriPrefix": "/vnflcm/v2", "apiVersions": [{"version": "2.0.0", "isDeprecated": false}]}),
+        ),
+        (
+            "/vnflcm/v1/api_versions",
+            json!({"uriPrefix": "/vnflcm/v1", "apiVersions": [{"version": "1.3.0", "isDeprecated": false}]}),
+        ),
+    ];
+    for (path, body) in tacker {
+        let reply = send(app.get(path)).await;
+        assert_eq!(reply.status, 200, "{path}");
+        assert_eq!(reply.json(), body, "{path}");
+    }
+}
+
 #[tokio::test]
 async fn vnfpkgm_api_versions_are_served() {
     let app = TestApp::spawn().await;
