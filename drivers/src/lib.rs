@@ -5,6 +5,9 @@
 pub mod infra;
 pub mod local;
 
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+mod secret;
+
 #[cfg(feature = "openstack")]
 pub mod openstack;
 

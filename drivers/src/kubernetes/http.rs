@@ -1,35 +1,16 @@
 //! HTTP plumbing of the Kubernetes client.
 
-use std::fmt;
 use std::time::Duration;
 
 use serde_json::Value;
 use url::Url;
 
+pub(crate) use crate::secret::Secret;
+
 use super::{KubernetesError, Result};
 
 /// Timeout of one non-watch call; watches run until their own `timeoutSeconds`.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A credential that must never reach Debug output or logs.
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Secret(String);
-
-impl Secret {
-    pub(crate) fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"***\"")
-    }
-}
 
 /// How requests authenticate (Tacker's `AuthContextManager.init_k8s_api_client`).
 #[derive(Clone, Debug)]

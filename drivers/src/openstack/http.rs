@@ -1,33 +1,14 @@
 //! HTTP plumbing shared by the Keystone and Heat clients.
 
-use std::fmt;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::Value;
 use url::Url;
 
+pub(crate) use crate::secret::Secret;
+
 use super::{OpenStackError, Result};
-
-/// A credential or token that must never reach Debug output or logs.
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Secret(String);
-
-impl Secret {
-    pub(crate) fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    pub(crate) fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"***\"")
-    }
-}
 
 /// TLS settings from `interfaceInfo` (SOL003 VimConnectionInfo, ETSI registry entry
 /// ETSINFV.OPENSTACK_KEYSTONE.V_3). Only honoured when built with the `tls` feature.
