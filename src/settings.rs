@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use solgate_conductor::settings::{NotificationSettings, PackageSettings};
 use solgate_conductor::{ConductorSettings, RpcSettings};
 use solgate_db::DatabaseSettings;
+use solgate_drivers::DriverSettings;
 use solgate_gateway::HttpSettings;
 use solgate_gateway::settings::PagingSettings;
 use solgate_schemas::VersionPolicy;
@@ -23,6 +24,7 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub rpc: RpcSettings,
     pub conductor: ConductorSettings,
+    pub drivers: DriverSettings,
     pub packages: PackageSettings,
     pub notifications: NotificationSettings,
     pub log: LogSettings,
@@ -142,6 +144,9 @@ impl Settings {
         if !self.http.public_endpoint.is_empty() {
             url::Url::parse(&self.http.public_endpoint)
                 .map_err(|error| invalid("http.public_endpoint", error.to_string()))?;
+        }
+        if let Some((key, message)) = self.drivers.invalid() {
+            return Err(invalid(key, message.into()));
         }
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));

@@ -110,9 +110,9 @@ fn infra_drivers(settings: &Settings) -> InfraDrivers {
     let drivers = InfraDrivers::default()
         .with(Arc::new(LocalVim { default_delay: Duration::from_millis(settings.conductor.local_vim_delay_ms) }));
     #[cfg(feature = "openstack")]
-    let drivers = drivers.with(Arc::new(solgate_drivers::openstack::OpenStackDriver::default()));
+    let drivers = drivers.with(Arc::new(settings.drivers.openstack()));
     #[cfg(feature = "kubernetes")]
-    let drivers = drivers.with(Arc::new(solgate_drivers::kubernetes::KubernetesDriver::default()));
+    let drivers = drivers.with(Arc::new(settings.drivers.kubernetes()));
     drivers
 }
 

@@ -4,6 +4,7 @@
 
 pub mod infra;
 pub mod local;
+pub mod settings;
 
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
 mod secret;
@@ -18,3 +19,4 @@ pub use infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VduTarget, VimConnection,
 };
 pub use local::LocalVim;
+pub use settings::DriverSettings;

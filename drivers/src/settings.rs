@@ -1,0 +1,107 @@
+//! Timeouts of the OpenStack and Kubernetes drivers (the `[drivers]` settings table), named
+//! after the Tacker options operators already tune.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DriverSettings {
+    /// `timeout_mins` Heat gets for a stack create or update (Tacker:
+    /// `openstack_vim_stack_create_timeout`).
+    pub openstack_stack_timeout_mins: u32,
+    /// Seconds between two polls of a Heat stack (Tacker: `CHECK_INTERVAL`).
+    pub openstack_poll_interval_secs: u64,
+    /// Seconds solgate waits for a stack operation before failing the LCM operation.
+    pub openstack_wait_timeout_secs: u64,
+    /// Seconds solgate waits for Kubernetes resources to be ready or gone (Tacker:
+    /// `kubernetes_vim_rsc_wait_timeout`).
+    pub kubernetes_wait_timeout_secs: u64,
+    /// Seconds between two polls of Kubernetes resources.
+    pub kubernetes_poll_interval_secs: u64,
+}
+
+impl Default for DriverSettings {
+    fn default() -> Self {
+        Self {
+            openstack_stack_timeout_mins: 20,
+            openstack_poll_interval_secs: 5,
+            openstack_wait_timeout_secs: 3600,
+            kubernetes_wait_timeout_secs: 500,
+            kubernetes_poll_interval_secs: 10,
+        }
+    }
+}
+
+impl DriverSettings {
+    /// The first setting that cannot work (zero), as (key, message).
+    pub fn invalid(&self) -> Option<(&'static str, &'static str)> {
+        [
+            ("drivers.openstack_stack_timeout_mins", u64::from(self.openstack_stack_timeout_mins)),
+            ("drivers.openstack_poll_interval_secs", self.openstack_poll_interval_secs),
+            ("drivers.openstack_wait_timeout_secs", self.openstack_wait_timeout_secs),
+            ("drivers.kubernetes_wait_timeout_secs", self.kubernetes_wait_timeout_secs),
+            ("drivers.kubernetes_poll_interval_secs", self.kubernetes_poll_interval_secs),
+        ]
+        .into_iter()
+        .find(|(_, value)| *value == 0)
+        .map(|(key, _)| (key, "must be positive"))
+    }
+
+    #[cfg(feature = "openstack")]
+    pub fn openstack(&self) -> crate::openstack::OpenStackDriver {
+        crate::openstack::OpenStackDriver {
+            wait: crate::openstack::WaitOptions {
+                poll_interval: std::time::Duration::from_secs(self.openstack_poll_interval_secs),
+                timeout: std::time::Duration::from_secs(self.openstack_wait_timeout_secs),
+            },
+            stack_timeout_mins: self.openstack_stack_timeout_mins,
+            ..crate::openstack::OpenStackDriver::default()
+        }
+    }
+
+    #[cfg(feature = "kubernetes")]
+    pub fn kubernetes(&self) -> crate::kubernetes::KubernetesDriver {
+        crate::kubernetes::KubernetesDriver {
+            wait: crate::kubernetes::WaitOptions {
+                timeout: std::time::Duration::from_secs(self.kubernetes_wait_timeout_secs),
+                poll_interval: std::time::Duration::from_secs(self.kubernetes_poll_interval_secs),
+            },
+            ..crate::kubernetes::KubernetesDriver::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_tackers_and_zero_is_refused() {
+        let settings = DriverSettings::default();
+        assert_eq!(settings.invalid(), None);
+        assert_eq!(settings.openstack_stack_timeout_mins, 20);
+        assert_eq!(settings.kubernetes_wait_timeout_secs, 500);
+        let zero = DriverSettings { kubernetes_poll_interval_secs: 0, ..DriverSettings::default() };
+        assert_eq!(zero.invalid(), Some(("drivers.kubernetes_poll_interval_secs", "must be positive")));
+    }
+
+    #[cfg(all(feature = "openstack", feature = "kubernetes"))]
+    #[test]
+    fn settings_reach_the_drivers() {
+        use std::time::Duration;
+        let settings = DriverSettings {
+            openstack_stack_timeout_mins: 45,
+            openstack_poll_interval_secs: 2,
+            openstack_wait_timeout_secs: 900,
+            kubernetes_wait_timeout_secs: 120,
+            kubernetes_poll_interval_secs: 3,
+        };
+        let openstack = settings.openstack();
+        assert_eq!(openstack.stack_timeout_mins, 45);
+        assert_eq!(openstack.wait.poll_interval, Duration::from_secs(2));
+        assert_eq!(openstack.wait.timeout, Duration::from_secs(900));
+        let kubernetes = settings.kubernetes();
+        assert_eq!(kubernetes.wait.timeout, Duration::from_secs(120));
+        assert_eq!(kubernetes.wait.poll_interval, Duration::from_secs(3));
+    }
+}
