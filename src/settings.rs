@@ -145,8 +145,8 @@ impl Settings {
             url::Url::parse(&self.http.public_endpoint)
                 .map_err(|error| invalid("http.public_endpoint", error.to_string()))?;
         }
-        if let Some((key, message)) = self.drivers.invalid() {
-            return Err(invalid(key, message.into()));
+        if let Some(key) = self.drivers.zero_key() {
+            return Err(invalid(key, "must be positive".into()));
         }
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));

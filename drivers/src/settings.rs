@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// How often a running wait checks whether its operation was cancelled.
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(500);
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DriverSettings {
@@ -33,8 +37,8 @@ impl Default for DriverSettings {
 }
 
 impl DriverSettings {
-    /// The first setting that cannot work (zero), as (key, message).
-    pub fn invalid(&self) -> Option<(&'static str, &'static str)> {
+    /// The key of the first setting that cannot work (zero).
+    pub fn zero_key(&self) -> Option<&'static str> {
         [
             ("drivers.openstack_stack_timeout_mins", u64::from(self.openstack_stack_timeout_mins)),
             ("drivers.openstack_poll_interval_secs", self.openstack_poll_interval_secs),
@@ -44,7 +48,7 @@ impl DriverSettings {
         ]
         .into_iter()
         .find(|(_, value)| *value == 0)
-        .map(|(key, _)| (key, "must be positive"))
+        .map(|(key, _)| key)
     }
 
     #[cfg(feature = "openstack")]
@@ -54,8 +58,8 @@ impl DriverSettings {
                 poll_interval: std::time::Duration::from_secs(self.openstack_poll_interval_secs),
                 timeout: std::time::Duration::from_secs(self.openstack_wait_timeout_secs),
             },
+            cancel_poll: CANCEL_POLL,
             stack_timeout_mins: self.openstack_stack_timeout_mins,
-            ..crate::openstack::OpenStackDriver::default()
         }
     }
 
@@ -66,7 +70,7 @@ impl DriverSettings {
                 timeout: std::time::Duration::from_secs(self.kubernetes_wait_timeout_secs),
                 poll_interval: std::time::Duration::from_secs(self.kubernetes_poll_interval_secs),
             },
-            ..crate::kubernetes::KubernetesDriver::default()
+            cancel_poll: CANCEL_POLL,
         }
     }
 }
@@ -78,11 +82,11 @@ mod tests {
     #[test]
     fn defaults_are_tackers_and_zero_is_refused() {
         let settings = DriverSettings::default();
-        assert_eq!(settings.invalid(), None);
+        assert_eq!(settings.zero_key(), None);
         assert_eq!(settings.openstack_stack_timeout_mins, 20);
         assert_eq!(settings.kubernetes_wait_timeout_secs, 500);
         let zero = DriverSettings { kubernetes_poll_interval_secs: 0, ..DriverSettings::default() };
-        assert_eq!(zero.invalid(), Some(("drivers.kubernetes_poll_interval_secs", "must be positive")));
+        assert_eq!(zero.zero_key(), Some("drivers.kubernetes_poll_interval_secs"));
     }
 
     #[cfg(all(feature = "openstack", feature = "kubernetes"))]

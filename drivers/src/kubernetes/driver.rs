@@ -61,7 +61,7 @@ pub struct KubernetesDriver {
 
 impl Default for KubernetesDriver {
     fn default() -> Self {
-        Self { wait: WaitOptions::default(), cancel_poll: Duration::from_millis(500) }
+        crate::DriverSettings::default().kubernetes()
     }
 }
 

@@ -25,12 +25,6 @@ pub struct WaitOptions {
     pub poll_interval: Duration,
 }
 
-impl Default for WaitOptions {
-    fn default() -> Self {
-        Self { timeout: Duration::from_secs(500), poll_interval: Duration::from_secs(10) }
-    }
-}
-
 /// What [`KubernetesClient::wait_pods`] waits for among the pods a label selector matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PodCondition {

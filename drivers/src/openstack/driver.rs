@@ -63,7 +63,7 @@ pub struct OpenStackDriver {
 
 impl Default for OpenStackDriver {
     fn default() -> Self {
-        Self { wait: WaitOptions::default(), cancel_poll: Duration::from_millis(500), stack_timeout_mins: 20 }
+        crate::DriverSettings::default().openstack()
     }
 }
 

@@ -188,14 +188,8 @@ impl StackResource {
 pub struct WaitOptions {
     /// Pause between two `GET`s (Tacker: `CHECK_INTERVAL = 5`).
     pub poll_interval: Duration,
-    /// Give up after this long (default 60 min, Heat's default `stack_action_timeout`).
+    /// Give up after this long (`drivers.openstack_wait_timeout_secs`).
     pub timeout: Duration,
-}
-
-impl Default for WaitOptions {
-    fn default() -> Self {
-        Self { poll_interval: Duration::from_secs(5), timeout: Duration::from_secs(3600) }
-    }
 }
 
 /// Parses a HOT template (YAML or JSON text) into the JSON value Heat takes as `template`.
