@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use solgate_conductor::common::convert;
+use solgate_core::convert;
 use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord};
 use solgate_db::repo::list::ListSpec;
 use solgate_db::{AnyConnection, Database, DbError, write_transaction};

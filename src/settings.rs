@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use solgate_conductor::settings::{NotificationSettings, PackageSettings};
 use solgate_conductor::{ConductorSettings, RpcSettings};
+use solgate_core::settings::{NotificationSettings, PackageSettings};
 use solgate_db::DatabaseSettings;
 use solgate_drivers::DriverSettings;
 use solgate_gateway::HttpSettings;

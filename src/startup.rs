@@ -8,10 +8,10 @@ use std::time::Duration;
 use actix_web::{HttpServer, web};
 use anyhow::Context;
 use futures_util::future::BoxFuture;
-use solgate_conductor::common::links::Links;
 use solgate_conductor::rpc::amqp::AmqpTransport;
 use solgate_conductor::rpc::{RpcConsumer, RpcPublisher, all_queues, in_process};
 use solgate_conductor::{ConductorContext, InfraDrivers, RpcTransportKind};
+use solgate_core::links::Links;
 use solgate_db::Database;
 use solgate_drivers::LocalVim;
 use solgate_gateway::{AppState, Metrics, ReadinessProbe};
@@ -177,7 +177,7 @@ impl Application {
         let package_store = settings.data.dir.join("packages");
         // One per process: the callback tests of the gateway and the delivery worker of the
         // conductor share its connections and OAuth 2.0 tokens.
-        let callbacks = Arc::new(solgate_conductor::delivery::Callbacks::new(settings.notifications.clone())?);
+        let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone())?);
         let stop = CancellationToken::new();
         let conductor = match (role.runs_conductor(), consumer) {
             (true, Some(consumer)) => {

@@ -8,9 +8,10 @@ use solgate_db::{AnyConnection, Database, DbError};
 use solgate_drivers::InfraDriver;
 use solgate_schemas::Registry;
 
-use crate::common::links::Links;
 use crate::rpc::RpcPublisher;
-use crate::settings::{ConductorSettings, PackageSettings, RpcSettings};
+use crate::settings::{ConductorSettings, RpcSettings};
+use solgate_core::links::Links;
+use solgate_core::settings::PackageSettings;
 
 /// Infra drivers by `vimType`.
 #[derive(Clone, Default)]
@@ -55,7 +56,7 @@ pub struct ConductorContext {
     pub metrics: crate::metrics::ConductorMetrics,
     /// Notification delivery: settings, HTTP client and OAuth 2.0 token cache (shared with
     /// the gateway's callback tests in `solgate serve`).
-    pub callbacks: Arc<crate::delivery::Callbacks>,
+    pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
     /// Operation occurrences this conductor is running now. An occurrence it owns that is
     /// not in here was orphaned (its task failed): recovery moves it on like a dead peer's.
     pub running: RunningOps,
@@ -118,6 +119,6 @@ impl ConductorContext {
 
     /// The directory an onboarded package's files were extracted to.
     pub fn package_dir(&self, package_id: &str) -> PathBuf {
-        crate::onboarding::PackageFiles::new(&self.package_store, package_id).content_dir()
+        solgate_core::packages::PackageFiles::new(&self.package_store, package_id).content_dir()
     }
 }

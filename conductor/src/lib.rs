@@ -2,7 +2,6 @@
 //! dispatches them to `VnflcmDriverV1` / `VnflcmDriverV2`, runs the LCM state machine
 //! and recovers operations of conductors that died.
 
-pub mod common;
 pub mod context;
 pub mod delivery;
 pub mod lcm;

@@ -13,10 +13,10 @@ use solgate_db::repo::{conductors, to_text};
 use solgate_db::{DbError, write_transaction};
 use tokio_util::sync::CancellationToken;
 
-use crate::common::notify::{self, Event};
-use crate::common::op_occ::{self, FAILED_TEMP, ROLLED_BACK, STARTING};
-use crate::common::{now, without_private};
 use crate::context::{ConductorContext, ConductorError};
+use solgate_core::notify::{self, Event};
+use solgate_core::op_occ::{self, FAILED_TEMP, ROLLED_BACK, STARTING};
+use solgate_core::{now, without_private};
 
 /// Registers (or refreshes) this conductor's heartbeat.
 pub async fn heartbeat(ctx: &ConductorContext) -> Result<(), ConductorError> {

@@ -10,25 +10,7 @@ use solgate_db::repo::to_text;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::ConductorContext;
-use crate::rpc::{RpcMessage, RpcPublisher, WorkKind};
-
-/// The message of an outbox row.
-pub fn message_of(row: &OutboxRow) -> Option<RpcMessage> {
-    let kind = match row.kind.as_str() {
-        "lcm_op_occ" => WorkKind::LcmOpOcc,
-        "vnf_package" => WorkKind::VnfPackage,
-        _ => return None,
-    };
-    Some(RpcMessage { kind, id: row.target_id.clone(), major: u64::try_from(row.major).unwrap_or(0) })
-}
-
-/// The outbox `kind` of a message.
-pub fn kind_name(kind: WorkKind) -> &'static str {
-    match kind {
-        WorkKind::LcmOpOcc => "lcm_op_occ",
-        WorkKind::VnfPackage => "vnf_package",
-    }
-}
+use solgate_core::work::{RpcPublisher, message_of};
 
 /// Publishes one outbox row's message and records the outcome.
 pub async fn publish_row(ctx: &ConductorContext, publisher: &dyn RpcPublisher, row: &OutboxRow) -> bool {

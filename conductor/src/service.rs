@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ConductorContext, ConductorError};
-use crate::lcm::{VnflcmDriverV1, VnflcmDriverV2, engine};
+use crate::lcm::engine;
 use crate::rpc::{Delivery, RpcConsumer, WorkKind};
 use crate::{delivery, onboarding, recovery, relay};
 
@@ -40,10 +40,7 @@ async fn handle(ctx: Arc<ConductorContext>, delivery: Delivery) {
                 tracing::warn!(%error, "ack failed (the message may come again; that is harmless)");
             }
             let Some(claimed) = claimed else { return };
-            let result = match major {
-                LcmMajor::V1 => Box::pin(engine::run(&ctx, &VnflcmDriverV1, claimed)).await,
-                LcmMajor::V2 => Box::pin(engine::run(&ctx, &VnflcmDriverV2, claimed)).await,
-            };
+            let result = Box::pin(engine::run(&ctx, major, claimed)).await;
             if let Err(error) = result {
                 tracing::error!(%error, op = %message.id, "LCM operation run failed");
             }

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use solgate_conductor::common::links::Links;
-use solgate_conductor::rpc::{RpcMessage, RpcPublisher};
+use solgate_core::links::Links;
+use solgate_core::work::{RpcMessage, RpcPublisher};
 use solgate_db::repo::outbox;
 use solgate_db::{AnyConnection, Database};
 use solgate_schemas::Registry;
@@ -38,10 +38,10 @@ pub struct AppState {
     /// Where VNF packages are stored (one directory per package id).
     pub package_store: PathBuf,
     /// VNF package upload limits (the `[packages]` table).
-    pub packages: solgate_conductor::settings::PackageSettings,
+    pub packages: solgate_core::settings::PackageSettings,
     /// Callback tests of new subscriptions (settings of the `[notifications]` table, and
     /// the OAuth 2.0 token cache the delivery worker shares in `solgate serve`).
-    pub callbacks: Arc<solgate_conductor::delivery::Callbacks>,
+    pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
 }
 
 impl AppState {

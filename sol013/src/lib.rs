@@ -1,4 +1,5 @@
-//! SOL013 protocol pieces: ProblemDetails, attribute filters, selectors, paging.
+//! SOL013 protocol pieces: ProblemDetails, attribute filters, selectors, paging, JSON
+//! Merge Patch.
 //!
 //! Pure logic over `serde_json::Value`: the gateway parses a list request with
 //! [`ListQuery::parse`] (the resource's JSON Schema types and validates attribute names),
@@ -10,6 +11,7 @@
 pub mod attributes;
 pub mod error;
 pub mod filter;
+pub mod merge_patch;
 pub mod paging;
 pub mod problem;
 pub mod query;
@@ -24,6 +26,7 @@ pub use filter::{
     ColumnKind, ColumnPredicate, ColumnSpec, Filter, FilterExpr, FilterOp, TypedValue, format_db_datetime,
     like_pattern, parse_datetime,
 };
+pub use merge_patch::merge_patch;
 pub use paging::{PageMarker, next_link};
 pub use problem::{PROBLEM_JSON, ProblemDetails, reason_phrase};
 pub use query::{ListQuery, QueryPair, parse_query};

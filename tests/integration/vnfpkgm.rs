@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use solgate_conductor::onboarding::{PackageFiles, UploadSource};
+use solgate_core::packages::{PackageFiles, UploadSource};
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 use solgate_vnfpkg::testing::{
     CsarBuilder, SAMPLE_DEPLOYMENT, SAMPLE_IMAGE, SAMPLE_INSTALL_SH, SAMPLE_TOP, SINGLE_VNFD, zip_directory,

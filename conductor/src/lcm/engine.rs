@@ -21,13 +21,14 @@ use solgate_db::{DbError, write_transaction};
 use solgate_drivers::{DeploymentPlan, InfraAction, InfraContext, InfraDriver, Inventory, VimConnection};
 use solgate_vnfpkg::{PackageContents, Vnfd};
 
-use super::LcmShapes;
-use crate::common::instance::{self, inventory_of, merge_patch, resource_changes};
-use crate::common::notify::{self, Event};
-use crate::common::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
-use crate::common::plan::{self, ExtConnectivity, PlanError};
-use crate::common::{PRIVATE_KEY, now, vnfd, without_private};
 use crate::context::{ConductorContext, ConductorError};
+use solgate_core::instance::{self, inventory_of, resource_changes};
+use solgate_core::merge_patch;
+use solgate_core::notify::{self, Event};
+use solgate_core::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
+use solgate_core::plan::{self, ExtConnectivity, PlanError};
+use solgate_core::shapes::{self, LcmShapes};
+use solgate_core::{PRIVATE_KEY, now, vnfd, without_private};
 
 /// An occurrence this conductor took up, and which work it took up. While it lives, the
 /// occurrence counts as running here (recovery leaves it alone).
@@ -71,18 +72,10 @@ pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Resu
     .map(|claimed| claimed.map(|(op, action)| Claimed { op, action, _running: running }))
 }
 
-/// Claims and runs (for callers that need no acknowledgement in between).
-pub async fn process(ctx: &Arc<ConductorContext>, shapes: &dyn LcmShapes, op_id: &str) -> Result<(), ConductorError> {
-    match claim(ctx, shapes.major(), op_id).await? {
-        Some(claimed) => Box::pin(run(ctx, shapes, claimed)).await,
-        None => Ok(()),
-    }
-}
-
 /// Everything one run needs.
-struct Job<'s> {
+struct Job {
     ctx: Arc<ConductorContext>,
-    shapes: &'s dyn LcmShapes,
+    shapes: &'static dyn LcmShapes,
     major: LcmMajor,
     op: OpOccRecord,
     instance: InstanceRecord,
@@ -139,8 +132,8 @@ impl From<PlanError> for Failure {
     }
 }
 
-pub async fn run(ctx: &Arc<ConductorContext>, shapes: &dyn LcmShapes, claimed: Claimed) -> Result<(), ConductorError> {
-    let major = shapes.major();
+pub async fn run(ctx: &Arc<ConductorContext>, major: LcmMajor, claimed: Claimed) -> Result<(), ConductorError> {
+    let shapes = shapes::for_major(major);
     let instance_id = claimed.op.vnf_instance_id().to_owned();
     let loaded = ctx
         .db_run(move |conn| {
@@ -175,7 +168,7 @@ pub async fn run(ctx: &Arc<ConductorContext>, shapes: &dyn LcmShapes, claimed: C
     result
 }
 
-async fn start(mut job: Job<'_>) -> Result<(), ConductorError> {
+async fn start(mut job: Job) -> Result<(), ConductorError> {
     let state = job.op.state().to_owned();
     if state == STARTING {
         if job.op.body["isCancelPending"] == true {
@@ -207,7 +200,7 @@ async fn start(mut job: Job<'_>) -> Result<(), ConductorError> {
     }
 }
 
-async fn retry(mut job: Job<'_>) -> Result<(), ConductorError> {
+async fn retry(mut job: Job) -> Result<(), ConductorError> {
     if job.op.state() != FAILED_TEMP {
         return Ok(());
     }
@@ -221,7 +214,7 @@ async fn retry(mut job: Job<'_>) -> Result<(), ConductorError> {
     }
 }
 
-async fn rollback(mut job: Job<'_>) -> Result<(), ConductorError> {
+async fn rollback(mut job: Job) -> Result<(), ConductorError> {
     if job.op.state() != FAILED_TEMP {
         return Ok(());
     }
@@ -239,7 +232,7 @@ fn partial_inventory(op: &OpOccRecord) -> Option<Inventory> {
 
 /// The VIM connection an operation uses: the first of the instance's (after the
 /// request's are merged in), or the local simulated VIM when it has none.
-fn choose_vim(job: &Job<'_>, target: &Value) -> Result<(Arc<dyn InfraDriver>, VimConnection), Failure> {
+fn choose_vim(job: &Job, target: &Value) -> Result<(Arc<dyn InfraDriver>, VimConnection), Failure> {
     let connections = job.shapes.vim_connections(&target["vimConnectionInfo"]);
     let vim = connections.into_iter().next().unwrap_or_else(|| VimConnection {
         id: "local".to_owned(),
@@ -278,7 +271,7 @@ fn record_ext(target: &mut Value, ext: &ExtConnectivity) {
     target[PRIVATE_KEY]["extManagedVirtualLinks"] = ext.ext_managed_virtual_links.clone();
 }
 
-async fn load_package_by_vnfd(job: &Job<'_>, vnfd_id: &str) -> Result<(PackageRecord, PackageContents), Failure> {
+async fn load_package_by_vnfd(job: &Job, vnfd_id: &str) -> Result<(PackageRecord, PackageContents), Failure> {
     let wanted = vnfd_id.to_owned();
     job.ctx
         .db_run(move |conn| vnfd::load_by_vnfd_id(conn, &wanted))
@@ -296,7 +289,7 @@ fn apply_package(target: &mut Value, contents: &PackageContents) {
     target["vnfdVersion"] = json!(vnfd.descriptor_version);
 }
 
-async fn prepare(job: &Job<'_>) -> Result<Prepared, Failure> {
+async fn prepare(job: &Job) -> Result<Prepared, Failure> {
     let params = job.op.body["operationParams"].clone();
     let operation = job.op.operation().to_owned();
     let mut target = job.instance.body.clone();
@@ -489,7 +482,7 @@ async fn prepare(job: &Job<'_>) -> Result<Prepared, Failure> {
 
 /// Rollback: make the VIM match the instance as recorded before the operation (nothing,
 /// when it was not instantiated).
-fn prepare_rollback(job: &Job<'_>) -> Result<Prepared, Failure> {
+fn prepare_rollback(job: &Job) -> Result<Prepared, Failure> {
     let params = &job.op.body["operationParams"];
     if !op_occ::rollback_supported(job.op.operation(), params) {
         return Err(Failure::bad(format!("Rollback of {} is not supported.", job.op.operation())));
@@ -531,7 +524,7 @@ fn prepare_rollback(job: &Job<'_>) -> Result<Prepared, Failure> {
 
 /// The local NFVO's grant: which resources the operation adds and removes (SOL003 Grant,
 /// simplified), kept while the occurrence is not final.
-fn grant_for(job: &Job<'_>, prepared: &Prepared) -> Value {
+fn grant_for(job: &Job, prepared: &Prepared) -> Value {
     let before = plan::current_counts(&job.instance.body["instantiatedVnfInfo"]);
     let after: BTreeMap<String, u32> = match &prepared.infra {
         Some((_, _, PreparedAction::Teardown)) => BTreeMap::new(),
@@ -562,7 +555,7 @@ fn grant_for(job: &Job<'_>, prepared: &Prepared) -> Value {
 }
 
 /// Runs the infra work (watching for a cancel request) and records the outcome.
-async fn execute(mut job: Job<'_>, prepared: Prepared, current: Inventory) -> Result<(), ConductorError> {
+async fn execute(mut job: Job, prepared: Prepared, current: Inventory) -> Result<(), ConductorError> {
     let rolling_back = job.op.state() == ROLLING_BACK;
     let outcome = match &prepared.infra {
         None => Ok(current.clone()),
@@ -617,7 +610,7 @@ async fn execute(mut job: Job<'_>, prepared: Prepared, current: Inventory) -> Re
     }
 }
 
-fn spawn_cancel_watcher(job: &Job<'_>, cancelled: Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
+fn spawn_cancel_watcher(job: &Job, cancelled: Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
     let ctx = job.ctx.clone();
     let major = job.major;
     let op_id = job.op.id.clone();
@@ -638,7 +631,7 @@ fn spawn_cancel_watcher(job: &Job<'_>, cancelled: Arc<AtomicBool>) -> tokio::tas
 /// Success: the instance takes its new shape and the occurrence becomes COMPLETED (or
 /// ROLLED_BACK after a rollback).
 async fn finish(
-    job: &mut Job<'_>,
+    job: &mut Job,
     prepared: Prepared,
     before: Inventory,
     inventory: Inventory,
@@ -680,7 +673,7 @@ async fn finish(
 
 /// A transition without an instance change.
 async fn transition(
-    job: &mut Job<'_>,
+    job: &mut Job,
     state: &str,
     failure: Option<Failure>,
     grant: Option<Value>,
@@ -692,7 +685,7 @@ async fn transition(
 /// it in the expected state), the instance and package usage when given, the grant, and
 /// the notification rows.
 async fn transition_with(
-    job: &mut Job<'_>,
+    job: &mut Job,
     state: &str,
     failure: Option<Failure>,
     grant: Option<Value>,

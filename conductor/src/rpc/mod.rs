@@ -1,7 +1,6 @@
-//! RPC between gateways and conductors. A message names a piece of work — the id of an
-//! LCM operation occurrence (or a VNF package to onboard) and the API major — and nothing
-//! else: the conductor reloads everything from the database, so a message can be
-//! repeated or lost (the outbox relay republishes) without harm.
+//! RPC transports between gateways and conductors (AMQP through lapin, or an in-process
+//! channel). The messages and the publisher interface are the domain's
+//! ([`solgate_core::work`]); acknowledging and consuming are the conductor's.
 
 pub mod amqp;
 pub mod in_process;
@@ -9,75 +8,7 @@ pub mod in_process;
 use std::fmt;
 
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
-
-/// What the message asks a conductor to look at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WorkKind {
-    /// A VNF LCM operation occurrence (`vnf_lcm_op_occs_v{major}`): start, retry,
-    /// rollback or cancel it, as its row says.
-    LcmOpOcc,
-    /// A VNF package whose content awaits onboarding.
-    VnfPackage,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct RpcMessage {
-    pub kind: WorkKind,
-    pub id: String,
-    pub major: u64,
-}
-
-impl RpcMessage {
-    pub fn lcm(id: impl Into<String>, major: u64) -> Self {
-        Self { kind: WorkKind::LcmOpOcc, id: id.into(), major }
-    }
-
-    pub fn package(id: impl Into<String>) -> Self {
-        Self { kind: WorkKind::VnfPackage, id: id.into(), major: 1 }
-    }
-
-    /// The queue (AMQP routing key) of this message: one durable queue per API and
-    /// major version.
-    pub fn queue(&self, prefix: &str) -> String {
-        match self.kind {
-            WorkKind::LcmOpOcc => format!("{prefix}.vnflcm.v{}", self.major),
-            WorkKind::VnfPackage => format!("{prefix}.vnfpkgm.v1"),
-        }
-    }
-}
-
-/// Every queue a conductor consumes.
-pub fn all_queues(prefix: &str, lcm_majors: &[u64]) -> Vec<String> {
-    let mut queues: Vec<String> = lcm_majors.iter().map(|major| format!("{prefix}.vnflcm.v{major}")).collect();
-    queues.push(format!("{prefix}.vnfpkgm.v1"));
-    queues
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RpcError {
-    #[error("RPC transport is not connected: {0}")]
-    NotConnected(String),
-    #[error("the broker did not confirm the message: {0}")]
-    NotConfirmed(String),
-    #[error("RPC transport error: {0}")]
-    Transport(String),
-    #[error("malformed RPC message: {0}")]
-    Malformed(String),
-    #[error("RPC transport closed")]
-    Closed,
-}
-
-/// The gateway side: hands work to the conductors.
-pub trait RpcPublisher: Send + Sync + 'static {
-    /// Publishes one message. `Ok` means the transport has taken responsibility for it
-    /// (for AMQP: the broker confirmed a persistent message on a durable queue).
-    fn publish<'a>(&'a self, message: &'a RpcMessage) -> BoxFuture<'a, Result<(), RpcError>>;
-
-    /// Whether the transport is currently connected (for `/readyz`).
-    fn is_connected(&self) -> bool;
-}
+pub use solgate_core::work::{RpcError, RpcMessage, RpcPublisher, WorkKind, all_queues};
 
 /// Acknowledges (or returns) one delivered message.
 pub trait Acker: Send + 'static {

@@ -2,9 +2,9 @@
 //! negotiated version, selectors), texts of the common errors.
 
 use serde_json::{Map, Value};
-use solgate_conductor::common::links::{Links, href};
-use solgate_conductor::common::without_private;
-use solgate_conductor::onboarding::{FAILURE_DETAILS, ONBOARDED, PackageFiles};
+use solgate_core::links::{Links, href};
+use solgate_core::packages::{FAILURE_DETAILS, ONBOARDED, PackageFiles};
+use solgate_core::without_private;
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 use solgate_sol013::SelectorSpec;
 

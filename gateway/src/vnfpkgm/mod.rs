@@ -1,6 +1,6 @@
 //! VNF Package Management (SOL005 v2.6.1 clause 9, API 1.x) under `/vnfpkgm/v1`: the package
 //! resources, content upload (PUT or from a URI; onboarding then runs in the conductor, see
-//! `solgate_conductor::onboarding`) and downloads streamed from the package store.
+//! the conductor) and downloads streamed from the package store.
 
 pub mod common;
 pub mod download;

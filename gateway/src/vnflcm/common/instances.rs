@@ -3,8 +3,8 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Map, Value, json};
-use solgate_conductor::common::notify::{self, Event};
-use solgate_conductor::common::{now, vnfd, without_private};
+use solgate_core::notify::{self, Event};
+use solgate_core::{now, vnfd, without_private};
 use solgate_db::repo::lcm::{self, InstanceRecord, RawDocument, columns};
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;

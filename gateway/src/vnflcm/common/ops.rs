@@ -4,13 +4,11 @@
 
 use actix_web::HttpResponse;
 use serde_json::{Value, json};
-use solgate_conductor::common::notify::{self, Event};
-use solgate_conductor::common::op_occ::{
-    self, ACTION_RETRY, ACTION_ROLLBACK, FAILED, FAILED_TEMP, ROLLED_BACK, STARTING,
-};
-use solgate_conductor::common::{now, without_private};
-use solgate_conductor::relay::kind_name;
-use solgate_conductor::rpc::{RpcMessage, WorkKind};
+use solgate_core::notify::{self, Event};
+use solgate_core::op_occ::{self, ACTION_RETRY, ACTION_ROLLBACK, FAILED, FAILED_TEMP, ROLLED_BACK, STARTING};
+use solgate_core::work::kind_name;
+use solgate_core::work::{RpcMessage, WorkKind};
+use solgate_core::{now, without_private};
 use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord, RawDocument};
 use solgate_db::repo::outbox;
 use solgate_db::{AnyConnection, write_transaction};
@@ -99,7 +97,7 @@ pub async fn fail(state: &AppState, negotiated: &Negotiated, id: String) -> ApiR
                 }
                 op_occ::set_state(&mut op.body, FAILED, &now());
                 if let Value::Object(map) = &mut op.body {
-                    map.shift_remove(solgate_conductor::common::PRIVATE_KEY);
+                    map.shift_remove(solgate_core::PRIVATE_KEY);
                 }
                 if !lcm::update_op_guarded(conn, major, &op, None, FAILED_TEMP).map_err(db_error)? {
                     return Err(not_failed_temp(&id));

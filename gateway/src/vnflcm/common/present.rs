@@ -3,8 +3,8 @@
 //! computed per response from the public endpoint, never stored.
 
 use serde_json::{Map, Value, json};
-use solgate_conductor::common::links::{Links, href};
-use solgate_conductor::common::without_private;
+use solgate_core::links::{Links, href};
+use solgate_core::without_private;
 use solgate_sol013::{AttributeSelector, SelectorSpec};
 
 use crate::sol013::Negotiated;
@@ -60,7 +60,7 @@ pub fn op_occ_links(links: &Links, major: u64, op: &Value) -> Value {
     match op["operationState"].as_str() {
         Some("FAILED_TEMP") => {
             map.insert("retry".into(), href(&format!("{base}/retry")));
-            if solgate_conductor::common::op_occ::rollback_supported(
+            if solgate_core::op_occ::rollback_supported(
                 op["operation"].as_str().unwrap_or_default(),
                 &op["operationParams"],
             ) {

@@ -13,9 +13,9 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Map, Value, json};
-use solgate_conductor::common::notify;
-use solgate_conductor::common::{PRIVATE_KEY, now, without_private};
-use solgate_conductor::delivery::{CallbackAuth, Refused, check_callback_uri};
+use solgate_core::callbacks::{CallbackAuth, Refused, check_callback_uri};
+use solgate_core::notify;
+use solgate_core::{PRIVATE_KEY, now, without_private};
 use solgate_db::repo::lcm::{self, LcmMajor, SubscriptionRecord, columns};
 use solgate_db::repo::notifications;
 use solgate_db::write_transaction;

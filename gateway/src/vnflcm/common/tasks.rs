@@ -6,12 +6,12 @@
 use actix_web::HttpResponse;
 use actix_web::http::header;
 use serde_json::Value;
-use solgate_conductor::common::checks::{self, CheckError};
-use solgate_conductor::common::notify::{self, Event};
-use solgate_conductor::common::op_occ::{self, ACTION_START, PROCESSING, STARTING};
-use solgate_conductor::common::{now, vnfd, without_private};
-use solgate_conductor::relay::kind_name;
-use solgate_conductor::rpc::{RpcMessage, WorkKind};
+use solgate_core::checks::{self, CheckError};
+use solgate_core::notify::{self, Event};
+use solgate_core::op_occ::{self, ACTION_START, PROCESSING, STARTING};
+use solgate_core::work::kind_name;
+use solgate_core::work::{RpcMessage, WorkKind};
+use solgate_core::{now, vnfd, without_private};
 use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord};
 use solgate_db::repo::outbox;
 use solgate_db::write_transaction;
@@ -123,10 +123,10 @@ pub async fn accept(
 }
 
 /// The shape adapter of a major, for `vimConnectionInfo` checks.
-fn shapes(major: LcmMajor) -> Box<dyn solgate_conductor::lcm::LcmShapes> {
+fn shapes(major: LcmMajor) -> Box<dyn solgate_core::shapes::LcmShapes> {
     match major {
-        LcmMajor::V1 => Box::new(solgate_conductor::lcm::VnflcmDriverV1),
-        LcmMajor::V2 => Box::new(solgate_conductor::lcm::VnflcmDriverV2),
+        LcmMajor::V1 => Box::new(solgate_core::shapes::V1Shapes),
+        LcmMajor::V2 => Box::new(solgate_core::shapes::V2Shapes),
     }
 }
 
@@ -139,7 +139,7 @@ fn semantic_checks(
     package_id: &str,
     params: &Value,
     vim_types: &[&'static str],
-    shapes: &dyn solgate_conductor::lcm::LcmShapes,
+    shapes: &dyn solgate_core::shapes::LcmShapes,
 ) -> ApiResult<()> {
     if let Some(requested) = params.get("vimConnectionInfo") {
         let mut merged = instance.clone();

@@ -1,8 +1,8 @@
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
-use solgate_conductor::common::now;
-use solgate_conductor::onboarding::CREATED;
+use solgate_core::now;
+use solgate_core::packages::CREATED;
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 
 use crate::error::ApiResult;

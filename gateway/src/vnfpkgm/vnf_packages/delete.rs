@@ -1,5 +1,5 @@
 use actix_web::{HttpResponse, web};
-use solgate_conductor::onboarding::{PROCESSING, UPLOADING};
+use solgate_core::packages::{PROCESSING, UPLOADING};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::{outbox, vnf_packages};
 use solgate_db::write_transaction;

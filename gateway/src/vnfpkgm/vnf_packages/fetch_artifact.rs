@@ -1,6 +1,6 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::Value;
-use solgate_conductor::onboarding::is_served_artifact;
+use solgate_core::packages::is_served_artifact;
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;

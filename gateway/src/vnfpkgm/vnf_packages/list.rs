@@ -1,5 +1,5 @@
 use actix_web::{HttpRequest, HttpResponse, web};
-use solgate_conductor::common::without_private;
+use solgate_core::without_private;
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 
 use crate::common::list;

@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use serde_json::{Map, Value};
-use solgate_conductor::common::instance::merge_patch;
-use solgate_conductor::onboarding::ONBOARDED;
+use solgate_core::merge_patch;
+use solgate_core::packages::ONBOARDED;
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
 

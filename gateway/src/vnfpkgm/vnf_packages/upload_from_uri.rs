@@ -1,7 +1,7 @@
 use actix_web::{HttpResponse, web};
 use serde_json::Value;
-use solgate_conductor::onboarding::UploadSource;
-use solgate_conductor::rpc::RpcMessage;
+use solgate_core::packages::UploadSource;
+use solgate_core::work::RpcMessage;
 
 use super::upload_content::accept_upload;
 use crate::error::{ApiError, ApiResult};

@@ -12,8 +12,8 @@ use solgate_db::repo::notifications;
 use solgate_db::{AnyConnection, DbResult};
 use tokio::sync::watch;
 
-use super::PRIVATE_KEY;
-use super::links::{Links, href};
+use crate::PRIVATE_KEY;
+use crate::links::{Links, href};
 
 pub const OP_OCC_NOTIFICATION: &str = "VnfLcmOperationOccurrenceNotification";
 pub const CREATION_NOTIFICATION: &str = "VnfIdentifierCreationNotification";
@@ -182,7 +182,7 @@ pub fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event
 /// Writes one outbox row per matching subscription of the major. Call inside the
 /// transaction of the change. Returns how many were queued.
 pub fn enqueue(conn: &mut AnyConnection, major: LcmMajor, links: &Links, event: Event<'_>) -> DbResult<usize> {
-    let now = super::now();
+    let now = crate::now();
     let mut queued = 0;
     for subscription in lcm::all_subscriptions(conn, major)? {
         if matches(&subscription.body["filter"], &event) {

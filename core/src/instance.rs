@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use solgate_drivers::{DeploymentPlan, Inventory};
 use solgate_vnfpkg::Vnfd;
 
-use super::PRIVATE_KEY;
+use crate::PRIVATE_KEY;
 
 /// The inventory an instance document records (empty when not instantiated).
 pub fn inventory_of(instance: &Value) -> Inventory {
@@ -192,41 +192,4 @@ pub fn resource_changes(before: &Inventory, after: &Inventory) -> Value {
         |old, new| old.storage_resource != new.storage_resource,
     );
     json!({ "affectedVnfcs": vnfcs, "affectedVirtualLinks": links, "affectedVirtualStorages": storages })
-}
-
-/// JSON Merge Patch (RFC 7396), for `metadata`, `extensions`, `vnfConfigurableProperties`
-/// and `vimConnectionInfo` modifications.
-pub fn merge_patch(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(patch_map) => {
-            if !target.is_object() {
-                *target = Value::Object(Map::new());
-            }
-            if let Value::Object(target_map) = target {
-                for (key, value) in patch_map {
-                    if value.is_null() {
-                        target_map.shift_remove(key);
-                    } else {
-                        merge_patch(target_map.entry(key.clone()).or_insert(Value::Null), value);
-                    }
-                }
-            }
-        }
-        other => *target = other.clone(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merge_patch_follows_rfc7396() {
-        let mut target = json!({"a": "b", "c": {"d": "e", "f": "g"}});
-        merge_patch(&mut target, &json!({"a": "z", "c": {"f": null}}));
-        assert_eq!(target, json!({"a": "z", "c": {"d": "e"}}));
-        let mut target = json!({"a": [1]});
-        merge_patch(&mut target, &json!({"a": [2, 3], "n": null}));
-        assert_eq!(target, json!({"a": [2, 3]}));
-    }
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use solgate_vnfpkg::Vnfd;
 
-use super::plan::{self, ExtConnectivity, PlanError};
+use crate::plan::{self, ExtConnectivity, PlanError};
 
 /// Why a task request is refused; the gateway maps each to its status.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
