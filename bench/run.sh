@@ -61,7 +61,7 @@ stop_servers
 echo "== scaled out: gateway + conductor processes, PostgreSQL + RabbitMQ"
 db=$(pg_db)
 prefix="solgate-bench-$RANDOM"
-common=(SOLGATE_DATABASE_URL="$db" SOLGATE__RPC__TRANSPORT=amqp SOLGATE__RPC__AMQP_URL="$SOLGATE_TEST_AMQP_URL" SOLGATE__RPC__QUEUE_PREFIX="$prefix")
+common=(SOLGATE_DATABASE_URL="$db" SOLGATE__CONDUCTOR__LOCAL_VIM=true SOLGATE__RPC__TRANSPORT=amqp SOLGATE__RPC__AMQP_URL="$SOLGATE_TEST_AMQP_URL" SOLGATE__RPC__QUEUE_PREFIX="$prefix")
 env "${common[@]}" "$bin/solgate" migrate --data-dir "$work/so" >/dev/null 2>&1
 start so-conductor so conductor "${common[@]}"
 start so-gateway so gateway "${common[@]}"

@@ -11,6 +11,7 @@ use futures_util::future::BoxFuture;
 use solgate_conductor::rpc::amqp::AmqpTransport;
 use solgate_conductor::rpc::{RpcConsumer, RpcPublisher, all_queues, in_process};
 use solgate_conductor::{ConductorContext, InfraDrivers, RpcTransportKind};
+use solgate_core::lifecycle::{LcmMetrics, StateMachine};
 use solgate_core::links::Links;
 use solgate_db::Database;
 use solgate_drivers::LocalVim;
@@ -105,10 +106,14 @@ pub fn open_database(settings: &Settings) -> anyhow::Result<Database> {
     Ok(database)
 }
 
-/// The infra drivers this build has, by vimType.
-fn infra_drivers(settings: &Settings) -> InfraDrivers {
-    let drivers = InfraDrivers::default()
-        .with(Arc::new(LocalVim { default_delay: Duration::from_millis(settings.conductor.local_vim_delay_ms) }));
+/// The infra drivers this build has, by vimType. The local simulated VIM (and with it the
+/// fault injection of `additionalParams.localVim`) only where the settings enable it.
+fn infra_drivers(settings: &Settings, role: Role) -> InfraDrivers {
+    let mut drivers = InfraDrivers::default();
+    if settings.conductor.local_vim.unwrap_or(role == Role::Serve) {
+        let delay = Duration::from_millis(settings.conductor.local_vim_delay_ms);
+        drivers = drivers.with(Arc::new(LocalVim { default_delay: delay }));
+    }
     #[cfg(feature = "openstack")]
     let drivers = drivers.with(Arc::new(settings.drivers.openstack()));
     #[cfg(feature = "kubernetes")]
@@ -173,7 +178,9 @@ impl Application {
             }
         };
 
-        let infra = infra_drivers(&settings);
+        let infra = infra_drivers(&settings, role);
+        let machine =
+            StateMachine { db: database.clone(), links: links.clone(), metrics: LcmMetrics::new(&prometheus)? };
         let package_store = settings.data.dir.join("packages");
         // One per process: the callback tests of the gateway and the delivery worker of the
         // conductor share its connections and OAuth 2.0 tokens.
@@ -196,6 +203,7 @@ impl Application {
                     registry: registry.clone(),
                     metrics: solgate_conductor::metrics::ConductorMetrics::new(&prometheus)?,
                     callbacks: callbacks.clone(),
+                    machine: machine.clone(),
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
                 let stop = stop.clone();
@@ -225,9 +233,10 @@ impl Application {
             package_store,
             packages: settings.packages.clone(),
             callbacks,
+            machine,
         });
         let api = role != Role::Conductor;
-        let mut server = HttpServer::new(move || solgate_gateway::routes::app(state.clone(), extra, api))
+        let mut server = HttpServer::new(move || solgate_gateway::app::app(state.clone(), extra, api))
             .listen(listener)?
             .shutdown_timeout(settings.http.shutdown_timeout_secs);
         if settings.http.workers > 0 {

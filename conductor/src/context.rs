@@ -29,10 +29,6 @@ impl InfraDrivers {
         self.drivers.get(vim_type).cloned()
     }
 
-    pub fn supports(&self, vim_type: &str) -> bool {
-        self.drivers.contains_key(vim_type)
-    }
-
     pub fn vim_types(&self) -> Vec<&'static str> {
         self.drivers.keys().copied().collect()
     }
@@ -54,6 +50,8 @@ pub struct ConductorContext {
     pub packages: PackageSettings,
     pub registry: Arc<Registry>,
     pub metrics: crate::metrics::ConductorMetrics,
+    /// Where every state change of an occurrence is made.
+    pub machine: solgate_core::lifecycle::StateMachine,
     /// Notification delivery: settings, HTTP client and OAuth 2.0 token cache (shared with
     /// the gateway's callback tests in `solgate serve`).
     pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
@@ -95,6 +93,8 @@ pub enum ConductorError {
     Db(#[from] DbError),
     #[error("a database task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
+    #[error(transparent)]
+    Core(#[from] solgate_core::CoreError),
     #[error("{0}")]
     Other(String),
 }

@@ -1,11 +1,12 @@
-//! solgate's conductor: consumes RPCs (AMQP through lapin, or an in-process channel),
-//! dispatches them to `VnflcmDriverV1` / `VnflcmDriverV2`, runs the LCM state machine
-//! and recovers operations of conductors that died.
+//! solgate's conductor, the worker door onto the domain (`solgate_core`): consumes work
+//! messages (AMQP through lapin, or an in-process channel), executes the plans of LCM
+//! operations on the infra drivers through the domain's state machine, onboards packages,
+//! delivers notifications and recovers the work of conductors that died.
 
 pub mod context;
-pub mod delivery;
 pub mod lcm;
 pub mod metrics;
+pub mod notifier;
 pub mod onboarding;
 pub mod recovery;
 pub mod relay;

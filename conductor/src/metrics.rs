@@ -4,7 +4,6 @@ use prometheus::{IntCounterVec, IntGauge, Opts, Registry};
 
 #[derive(Clone)]
 pub struct ConductorMetrics {
-    pub operations: IntCounterVec,
     pub notifications: IntCounterVec,
     pub outbox_republished: IntCounterVec,
     pub running: IntGauge,
@@ -14,13 +13,6 @@ pub struct ConductorMetrics {
 
 impl ConductorMetrics {
     pub fn new(registry: &Registry) -> Result<Self, prometheus::Error> {
-        let operations = IntCounterVec::new(
-            Opts::new(
-                "solgate_lcm_operations_total",
-                "LCM operation occurrences that reached a state, by major, operation and state",
-            ),
-            &["major", "operation", "state"],
-        )?;
         let notifications = IntCounterVec::new(
             Opts::new(
                 "solgate_notifications_total",
@@ -35,12 +27,11 @@ impl ConductorMetrics {
         let running = IntGauge::new("solgate_lcm_operations_running", "LCM operations being run by this conductor")?;
         let notifications_pending =
             IntGauge::new("solgate_notifications_pending", "Notifications queued and not yet delivered or given up")?;
-        registry.register(Box::new(operations.clone()))?;
         registry.register(Box::new(notifications.clone()))?;
         registry.register(Box::new(outbox_republished.clone()))?;
         registry.register(Box::new(running.clone()))?;
         registry.register(Box::new(notifications_pending.clone()))?;
-        Ok(Self { operations, notifications, outbox_republished, running, notifications_pending })
+        Ok(Self { notifications, outbox_republished, running, notifications_pending })
     }
 
     /// Metrics that go nowhere (tests, tools).
@@ -53,14 +44,13 @@ fn unreachable_metrics() -> ConductorMetrics {
     // Registering fresh collectors in a fresh registry cannot collide; build them bare.
     let counter = |name: &str, labels: &[&str]| IntCounterVec::new(Opts::new(name, name), labels);
     match (
-        counter("solgate_lcm_operations_total", &["major", "operation", "state"]),
         counter("solgate_notifications_total", &["result"]),
         counter("solgate_rpc_outbox_published_total", &["result"]),
         IntGauge::new("solgate_lcm_operations_running", "running"),
         IntGauge::new("solgate_notifications_pending", "pending"),
     ) {
-        (Ok(operations), Ok(notifications), Ok(outbox_republished), Ok(running), Ok(notifications_pending)) => {
-            ConductorMetrics { operations, notifications, outbox_republished, running, notifications_pending }
+        (Ok(notifications), Ok(outbox_republished), Ok(running), Ok(notifications_pending)) => {
+            ConductorMetrics { notifications, outbox_republished, running, notifications_pending }
         }
         _ => std::process::abort(),
     }

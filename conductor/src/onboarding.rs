@@ -42,12 +42,12 @@ use solgate_core::settings::PackageSettings;
 
 /// Why onboarding failed: what the client reads in `onboardingFailureDetails`.
 #[derive(Debug, Clone, PartialEq)]
-struct Failure {
+struct OnboardingFailure {
     status: u16,
     detail: String,
 }
 
-impl Failure {
+impl OnboardingFailure {
     fn new(status: u16, detail: impl Into<String>) -> Self {
         Self { status, detail: detail.into() }
     }
@@ -56,15 +56,18 @@ impl Failure {
     /// local I/O trouble is ours (500, details in the log only).
     fn from_csar(error: &CsarError, package_id: &str) -> Self {
         if error.is_package_error() {
-            Failure::new(422, error.to_string())
+            OnboardingFailure::new(422, error.to_string())
         } else {
             tracing::error!(package = %package_id, %error, "onboarding failed on local I/O");
-            Failure::internal()
+            OnboardingFailure::internal()
         }
     }
 
     fn internal() -> Self {
-        Failure::new(500, "The VNF package could not be processed because of an internal error; see the solgate log.")
+        OnboardingFailure::new(
+            500,
+            "The VNF package could not be processed because of an internal error; see the solgate log.",
+        )
     }
 }
 
@@ -89,7 +92,7 @@ impl Drop for Running {
 }
 
 /// The package as this conductor claimed it.
-struct Claimed {
+struct ClaimedPackage {
     id: String,
     state: String,
     origin: Origin,
@@ -111,7 +114,7 @@ pub async fn process(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<()
         (_, Origin::Content { file }) => take_upload(&files, file).await,
         (_, Origin::Uri { address, .. }) if claimed.previous_owner.is_some() => {
             // The fetch crashed or stopped its conductor; it is not retried blindly.
-            Err(Failure::new(
+            Err(OnboardingFailure::new(
                 500,
                 format!(
                     "The upload of the VNF package from {} was interrupted (the conductor stopped); upload it again.",
@@ -139,8 +142,11 @@ pub async fn process(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<()
     process_stored(ctx, &claimed, &files).await
 }
 
-fn interrupted() -> Failure {
-    Failure::new(500, "The upload of the VNF package content was interrupted before it completed; upload it again.")
+fn interrupted() -> OnboardingFailure {
+    OnboardingFailure::new(
+        500,
+        "The upload of the VNF package content was interrupted before it completed; upload it again.",
+    )
 }
 
 /// At start-up: packages left in UPLOADING or PROCESSING by a crash are resumed (a complete
@@ -219,7 +225,7 @@ fn alive_since(ctx: &ConductorContext) -> String {
     to_text(chrono::Utc::now() - lease)
 }
 
-async fn claim(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<Option<Claimed>, ConductorError> {
+async fn claim(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<Option<ClaimedPackage>, ConductorError> {
     let me = ctx.id.clone();
     let id = package_id.to_owned();
     let alive_since = alive_since(ctx);
@@ -247,7 +253,7 @@ async fn claim(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<Option<C
             if !vnf_packages::update(conn, &record, Some(record.row_version))? {
                 return Ok(None);
             }
-            Ok(Some(Claimed { id: id.clone(), state, origin: source.origin, previous_owner }))
+            Ok(Some(ClaimedPackage { id: id.clone(), state, origin: source.origin, previous_owner }))
         })
     })
     .await
@@ -279,14 +285,14 @@ fn modify_owned(
 }
 
 /// A complete PUT upload becomes `package.zip`.
-async fn take_upload(files: &PackageFiles, file: &str) -> Result<(), Failure> {
+async fn take_upload(files: &PackageFiles, file: &str) -> Result<(), OnboardingFailure> {
     let Some(upload) = files.upload(file).filter(|path| path.is_file()) else {
         // Moved already by an attempt that stopped before entering PROCESSING?
         return if files.package_zip().is_file() { Ok(()) } else { Err(interrupted()) };
     };
     tokio::fs::rename(&upload, files.package_zip()).await.map_err(|error| {
         tracing::error!(%error, "cannot move an upload into place");
-        Failure::internal()
+        OnboardingFailure::internal()
     })
 }
 
@@ -328,16 +334,17 @@ async fn fetch(
     address: &str,
     user_name: Option<&str>,
     password: Option<&str>,
-) -> Result<(), Failure> {
+) -> Result<(), OnboardingFailure> {
     let shown = redacted(address);
-    let bad = |reason: String| Failure::new(400, format!("Could not fetch the VNF package from {shown}: {reason}"));
-    let url =
-        url::Url::parse(address).map_err(|_| Failure::new(400, format!("Vnf package url '{shown}' is invalid.")))?;
+    let bad =
+        |reason: String| OnboardingFailure::new(400, format!("Could not fetch the VNF package from {shown}: {reason}"));
+    let url = url::Url::parse(address)
+        .map_err(|_| OnboardingFailure::new(400, format!("Vnf package url '{shown}' is invalid.")))?;
     match url.scheme() {
         "http" => {}
         // The workspace builds reqwest without TLS (no aws-lc or OpenSSL to compile).
         "https" => {
-            return Err(Failure::new(
+            return Err(OnboardingFailure::new(
                 400,
                 format!(
                     "Could not fetch the VNF package from {shown}: this solgate build has no TLS support, so https:// \
@@ -347,7 +354,7 @@ async fn fetch(
             ));
         }
         other => {
-            return Err(Failure::new(
+            return Err(OnboardingFailure::new(
                 400,
                 format!("Vnf package url '{shown}' is invalid: scheme {other} is not supported."),
             ));
@@ -359,7 +366,7 @@ async fn fetch(
         .build()
         .map_err(|error| {
             tracing::error!(%error, "cannot build the HTTP client");
-            Failure::internal()
+            OnboardingFailure::internal()
         })?;
     let mut request = client.get(url.clone());
     if let Some(user) = user_name {
@@ -383,19 +390,20 @@ async fn fetch(
         return Err(bad(format!("the server answered {status}")));
     }
     let max = settings.max_upload_bytes;
-    let too_large = || Failure::new(413, format!("The VNF package at {shown} is larger than the allowed {max} bytes."));
+    let too_large =
+        || OnboardingFailure::new(413, format!("The VNF package at {shown} is larger than the allowed {max} bytes."));
     if response.content_length().is_some_and(|length| length > max) {
         return Err(too_large());
     }
     let io_failure = |error: std::io::Error| {
         tracing::error!(%error, "cannot write a fetched VNF package");
-        Failure::internal()
+        OnboardingFailure::internal()
     };
     tokio::fs::create_dir_all(files.root()).await.map_err(io_failure)?;
     let partial = files.partial("package.zip");
     let mut file = tokio::fs::File::create(&partial).await.map_err(io_failure)?;
     let mut received: u64 = 0;
-    let written: Result<(), Failure> = async {
+    let written: Result<(), OnboardingFailure> = async {
         while let Some(chunk) = response.chunk().await.map_err(|error| bad(describe(&error)))? {
             received += chunk.len() as u64;
             if received > max {
@@ -418,7 +426,7 @@ async fn fetch(
 /// ONBOARDED in one transaction.
 async fn process_stored(
     ctx: &Arc<ConductorContext>,
-    claimed: &Claimed,
+    claimed: &ClaimedPackage,
     files: &PackageFiles,
 ) -> Result<(), ConductorError> {
     let limits = Limits {
@@ -490,9 +498,9 @@ async fn onboarded_elsewhere(
     .await
 }
 
-fn duplicate(vnfd_id: &str, other: Option<&str>) -> Failure {
+fn duplicate(vnfd_id: &str, other: Option<&str>) -> OnboardingFailure {
     let other = other.map(|other| format!(" (VNF package {other})")).unwrap_or_default();
-    Failure::new(
+    OnboardingFailure::new(
         409,
         format!(
             "A VNF package with vnfdId {vnfd_id} is already onboarded{other}; a VNFD can be onboarded only once. \
@@ -502,16 +510,22 @@ fn duplicate(vnfd_id: &str, other: Option<&str>) -> Failure {
 }
 
 /// Checks the stored zip (blocking). Leftovers of an earlier attempt are removed first.
-fn inspect_stored(files: &PackageFiles, limits: &Limits, package_id: &str) -> Result<Box<PackageContents>, Failure> {
+fn inspect_stored(
+    files: &PackageFiles,
+    limits: &Limits,
+    package_id: &str,
+) -> Result<Box<PackageContents>, OnboardingFailure> {
     files.remove_derived().map_err(|error| {
         tracing::error!(package = %package_id, %error, "cannot clean up an earlier onboarding attempt");
-        Failure::internal()
+        OnboardingFailure::internal()
     })?;
     let zip = files.package_zip();
     if !zip.is_file() {
         return Err(interrupted());
     }
-    solgate_vnfpkg::inspect(&zip, limits).map(Box::new).map_err(|error| Failure::from_csar(&error, package_id))
+    solgate_vnfpkg::inspect(&zip, limits)
+        .map(Box::new)
+        .map_err(|error| OnboardingFailure::from_csar(&error, package_id))
 }
 
 /// Extracts the package and writes the VNFD downloads (blocking); on failure nothing is left.
@@ -520,9 +534,9 @@ fn extract_stored(
     limits: &Limits,
     contents: &PackageContents,
     package_id: &str,
-) -> Result<(), Failure> {
+) -> Result<(), OnboardingFailure> {
     let written = solgate_vnfpkg::extract(&files.package_zip(), &files.content_dir(), limits)
-        .map_err(|error| Failure::from_csar(&error, package_id))
+        .map_err(|error| OnboardingFailure::from_csar(&error, package_id))
         .and_then(|()| write_vnfd_files(files, limits, contents, package_id));
     if written.is_err() {
         let _ = files.remove_derived();
@@ -536,21 +550,21 @@ fn write_vnfd_files(
     limits: &Limits,
     contents: &PackageContents,
     package_id: &str,
-) -> Result<(), Failure> {
+) -> Result<(), OnboardingFailure> {
     let zip = files.package_zip();
     let io = |error: std::io::Error| {
         tracing::error!(package = %package_id, %error, "cannot write the VNFD files");
-        Failure::internal()
+        OnboardingFailure::internal()
     };
     let partial = files.partial("vnfd.zip");
     let mut out = std::fs::File::create(&partial).map_err(io)?;
     solgate_vnfpkg::write_vnfd_zip_with_limits(&zip, limits, &mut out)
-        .map_err(|error| Failure::from_csar(&error, package_id))?;
+        .map_err(|error| OnboardingFailure::from_csar(&error, package_id))?;
     out.sync_all().map_err(io)?;
     std::fs::rename(&partial, files.vnfd_zip()).map_err(io)?;
     if !contents.multi_file_vnfd
-        && let Some(text) =
-            solgate_vnfpkg::single_vnfd_yaml(&zip, limits).map_err(|error| Failure::from_csar(&error, package_id))?
+        && let Some(text) = solgate_vnfpkg::single_vnfd_yaml(&zip, limits)
+            .map_err(|error| OnboardingFailure::from_csar(&error, package_id))?
     {
         let partial = files.partial("vnfd.yaml");
         std::fs::write(&partial, text).map_err(io)?;
@@ -563,9 +577,9 @@ fn write_vnfd_files(
 /// first (no PUT can write meanwhile: the package is not CREATED until this commits).
 async fn fail(
     ctx: &Arc<ConductorContext>,
-    claimed: &Claimed,
+    claimed: &ClaimedPackage,
     files: &PackageFiles,
-    failure: Failure,
+    failure: OnboardingFailure,
 ) -> Result<(), ConductorError> {
     tracing::warn!(package = %claimed.id, status = failure.status, detail = %failure.detail, "VNF package onboarding failed");
     let cleanup = files

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::context::{ConductorContext, ConductorError};
 use crate::lcm::engine;
 use crate::rpc::{Delivery, RpcConsumer, WorkKind};
-use crate::{delivery, onboarding, recovery, relay};
+use crate::{notifier, onboarding, recovery, relay};
 
 /// Handles one delivery: claim the work, acknowledge the message once the claim is
 /// committed, then run it.
@@ -72,7 +72,7 @@ pub async fn run(
     let mut background = JoinSet::new();
     background.spawn(recovery::run(ctx.clone(), background_stop.clone()));
     background.spawn(relay::run(ctx.clone(), background_stop.clone()));
-    background.spawn(delivery::run(ctx.clone(), background_stop.clone()));
+    background.spawn(notifier::run(ctx.clone(), background_stop.clone()));
 
     let limit = Arc::new(Semaphore::new(ctx.settings.max_concurrent_operations.max(1)));
     let mut running = JoinSet::new();

@@ -56,6 +56,12 @@ pub struct ConductorSettings {
     pub max_concurrent_operations: usize,
     /// Seconds running operations get to finish when the conductor stops.
     pub drain_timeout_secs: u64,
+    /// Run VNFs that have no `vimConnectionInfo` on the local simulated VIM, and honour
+    /// its fault injection (`additionalParams.localVim`). Unset: on for `solgate serve`
+    /// (the embedded demo), off for `gateway` and `conductor`; with it off such an
+    /// instance is refused (422), never run on the simulator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_vim: Option<bool>,
     /// Delay of every step of the local simulated VIM, in milliseconds (requests can
     /// override it with `additionalParams.localVim.delayMs`).
     pub local_vim_delay_ms: u64,
@@ -68,6 +74,7 @@ impl Default for ConductorSettings {
             lease_timeout_secs: 30,
             max_concurrent_operations: 32,
             drain_timeout_secs: 20,
+            local_vim: None,
             local_vim_delay_ms: 0,
         }
     }

@@ -62,7 +62,7 @@ impl std::fmt::Debug for CallbackAuth {
     }
 }
 
-/// Only `http://` can be reached: reqwest is built without TLS (rust-crates.md).
+/// Only `http://` can be reached: reqwest is built without TLS (../shared/reference/rust-crates.md).
 fn check_reachable_scheme(what: &str, uri: &str) -> Result<(), Refused> {
     let parsed =
         url::Url::parse(uri).map_err(|_| Refused::new(400, format!("{what} {uri} is not an absolute URI.")))?;

@@ -29,12 +29,18 @@ pub fn instance_to_v2(v1: &Value) -> Value {
     v2
 }
 
-/// A v1 VnfLcmOpOcc document in v2 shape (its request parameters converted too).
+/// A v1 VnfLcmOpOcc document in v2 shape (its request parameters, and the instance its
+/// stored plans lead to, converted too).
 pub fn op_occ_to_v2(v1: &Value) -> Value {
     let mut v2 = v1.clone();
     for container in ["operationParams", "changedInfo"] {
         if let Some(vims) = v1[container].get("vimConnectionInfo") {
             v2[container]["vimConnectionInfo"] = vim_connections_to_map(vims);
+        }
+    }
+    for plan in ["plan", "rollbackPlan"] {
+        if let Some(target) = v1[crate::PRIVATE_KEY][plan].get("target") {
+            v2[crate::PRIVATE_KEY][plan]["target"] = instance_to_v2(target);
         }
     }
     v2

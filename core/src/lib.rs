@@ -4,14 +4,16 @@
 //! work messages through this crate.
 
 pub mod callbacks;
-pub mod checks;
 pub mod convert;
 pub mod instance;
+pub mod lifecycle;
 pub mod links;
 pub mod notify;
 pub mod op_occ;
+pub mod operation;
 pub mod packages;
 pub mod plan;
+pub mod requests;
 pub mod settings;
 pub mod shapes;
 pub mod vnfd;
@@ -22,6 +24,23 @@ pub use solgate_sol013::merge_patch;
 /// Now, as documents and the database store it (RFC 3339 UTC, microseconds, `Z`).
 pub fn now() -> String {
     solgate_db::repo::now_text()
+}
+
+/// Runs blocking database work off the async threads, keeping the caller's span.
+pub async fn db_run<T, E, F>(db: &solgate_db::Database, work: F) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<solgate_db::DbError> + From<tokio::task::JoinError> + Send + 'static,
+    F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
+{
+    let db = db.clone();
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        let mut conn = db.conn()?;
+        work(&mut conn)
+    })
+    .await?
 }
 
 /// Keys of stored documents that are solgate's own bookkeeping, never shown to clients.
@@ -35,7 +54,7 @@ pub fn without_private(mut document: serde_json::Value) -> serde_json::Value {
     document
 }
 
-/// What can go wrong in the domain that is not a refusal of a request.
+/// What the domain refuses (the gateway maps each to its status) or what goes wrong in it.
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
     #[error(transparent)]
@@ -44,4 +63,22 @@ pub enum CoreError {
     Join(#[from] tokio::task::JoinError),
     #[error("{0}")]
     Setup(String),
+    /// The request is malformed or names what does not exist in the VNFD (400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// A resource the request names does not exist (404).
+    #[error("{0}")]
+    NotFound(String),
+    /// The resource is not in a state that allows the request (409).
+    #[error("{0}")]
+    Conflict(String),
+    /// The request is well-formed but cannot be carried out (422).
+    #[error("{0}")]
+    Unprocessable(String),
+}
+
+impl From<diesel::result::Error> for CoreError {
+    fn from(error: diesel::result::Error) -> Self {
+        CoreError::Db(error.into())
+    }
 }

@@ -1,7 +1,7 @@
 //! Notifications: which subscriptions an event matches, the notification each gets, and
 //! the outbox rows that carry them — written in the transaction of the state change, so
 //! a notification is never lost and never sent for a change that did not commit. The
-//! delivery worker (`crate::delivery`) sends them.
+//! delivery worker (the conductor's `notifier`) sends them.
 
 use std::sync::LazyLock;
 

@@ -2,6 +2,8 @@
 
 use serde_json::{Value, json};
 
+use crate::operation::LcmOperation;
+
 pub const STARTING: &str = "STARTING";
 pub const PROCESSING: &str = "PROCESSING";
 pub const COMPLETED: &str = "COMPLETED";
@@ -18,18 +20,6 @@ pub const ACTION_ROLLBACK: &str = "rollback";
 /// States an operation never leaves.
 pub fn is_final(state: &str) -> bool {
     matches!(state, COMPLETED | FAILED | ROLLED_BACK)
-}
-
-/// SOL003 LcmOperationType values and whether solgate can roll them back (SOL003 leaves
-/// it to the VNFM; Tacker supports the same set).
-pub fn rollback_supported(operation: &str, params: &Value) -> bool {
-    match operation {
-        "INSTANTIATE" | "MODIFY_INFO" | "CHANGE_EXT_CONN" | "CHANGE_VNFPKG" | "CHANGE_FLAVOUR" | "SCALE_TO_LEVEL" => {
-            true
-        }
-        "SCALE" => params["type"] == "SCALE_OUT",
-        _ => false,
-    }
 }
 
 /// A new occurrence (`isAutomaticInvocation` false, not cancel-pending).
@@ -79,7 +69,9 @@ pub fn set_error(document: &mut Value, error: Option<Value>) {
 pub fn notification_status(state: &str, operation: &str, previous_state: Option<&str>) -> &'static str {
     match (state, previous_state) {
         (STARTING, _) | (ROLLING_BACK, _) => "START",
-        (PROCESSING, None) if operation == "MODIFY_INFO" => "START",
+        (PROCESSING, None) if LcmOperation::from_name(operation).is_some_and(|op| op.initial_state() == PROCESSING) => {
+            "START"
+        }
         (PROCESSING, Some(FAILED_TEMP)) => "START",
         _ => "RESULT",
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Drives a fresh embedded solgate with the real python-tackerclient (through the
 # `openstack` CLI, no Keystone) and checks every v1 and v2 command the client offers for
-# VNF packages, VNF LCM, operation occurrences and subscriptions (shared/reference/clients.md).
+# VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md).
 #   deploy/scripts/tackerclient-check.sh [path/to/solgate]
 # The client is installed once into target/tackerclient-venv (pinned versions). Every
 # command and its exit code is logged to target/tackerclient-check.log.

@@ -152,14 +152,6 @@ impl ApiError {
     }
 }
 
-/// Any error that is not an [`ApiError`] is unexpected: a 500 with its cause in the log.
-impl<E: Into<anyhow::Error>> From<E> for ApiError {
-    #[track_caller]
-    fn from(cause: E) -> Self {
-        ApiError::internal(cause)
-    }
-}
-
 impl fmt::Debug for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}: {} (at {})", self.0.kind, self.0.detail, self.0.location)?;
@@ -175,6 +167,47 @@ impl fmt::Display for ApiError {
         match &self.0.cause {
             Some(cause) => write!(f, "{cause:#}"),
             None => f.write_str(&self.0.detail),
+        }
+    }
+}
+
+/// Errors that are never the client's: a 500 with the cause in the log and, through
+/// `#[track_caller]`, the place the `?` was, so a 500's log line names where.
+macro_rules! internal_from {
+    ($($source:ty),* $(,)?) => {$(
+        impl From<$source> for ApiError {
+            #[track_caller]
+            fn from(cause: $source) -> Self {
+                ApiError::internal(cause)
+            }
+        }
+    )*};
+}
+
+internal_from!(
+    solgate_db::DbError,
+    diesel::result::Error,
+    std::io::Error,
+    serde_json::Error,
+    anyhow::Error,
+    tokio::task::JoinError,
+);
+
+/// The domain's refusals keep their status; anything else is ours (500, cause logged).
+impl From<solgate_core::CoreError> for ApiError {
+    #[track_caller]
+    fn from(error: solgate_core::CoreError) -> Self {
+        use solgate_core::CoreError;
+        match error {
+            CoreError::BadRequest(detail) => ApiError::bad_request(detail),
+            CoreError::NotFound(detail) => ApiError::not_found(detail),
+            CoreError::Conflict(detail) => ApiError::conflict(detail),
+            CoreError::Unprocessable(detail) => ApiError::unprocessable(detail),
+            CoreError::Db(solgate_db::DbError::Pool(error)) => {
+                tracing::error!(%error, "no database connection");
+                ApiError::unavailable("The database is not available; try again later.", 5)
+            }
+            other => ApiError::internal(other),
         }
     }
 }

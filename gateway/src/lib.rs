@@ -1,13 +1,13 @@
-//! solgate's HTTP front end: the SOL013 layer, `api_versions`, and the controllers of
-//! the VNF LCM and VNF package management APIs.
+//! solgate's HTTP door onto the domain (`solgate_core`): the SOL013 layer,
+//! `api_versions`, and the controllers of the VNF LCM and VNF package management APIs.
 
 pub mod api_versions;
+pub mod app;
 pub mod common;
 pub mod error;
 pub mod health;
 pub mod metrics;
 pub mod route;
-pub mod routes;
 pub mod settings;
 pub mod sol013;
 pub mod state;

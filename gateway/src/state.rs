@@ -37,6 +37,8 @@ pub struct AppState {
     pub render_cache: crate::common::cache::RenderCache,
     /// Where VNF packages are stored (one directory per package id).
     pub package_store: PathBuf,
+    /// Where the API's fail and cancel change an occurrence's state.
+    pub machine: solgate_core::lifecycle::StateMachine,
     /// VNF package upload limits (the `[packages]` table).
     pub packages: solgate_core::settings::PackageSettings,
     /// Callback tests of new subscriptions (settings of the `[notifications]` table, and

@@ -38,6 +38,8 @@ impl Cluster {
             .env("SOLGATE__RPC__RELAY_INTERVAL_SECS", "1")
             .env("SOLGATE__RPC__REPUBLISH_AFTER_SECS", "5")
             .env("SOLGATE__RPC__MAX_RECONNECT_BACKOFF_SECS", "1")
+            // Every process of this cluster runs VNFs on the local simulated VIM.
+            .env("SOLGATE__CONDUCTOR__LOCAL_VIM", "true")
             .env("SOLGATE__CONDUCTOR__HEARTBEAT_INTERVAL_SECS", "1")
             .env("SOLGATE__CONDUCTOR__LEASE_TIMEOUT_SECS", "3")
             .env("SOLGATE__DATABASE__SQLITE_SYNCHRONOUS", "normal")

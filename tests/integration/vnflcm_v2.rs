@@ -28,6 +28,7 @@ on_both_databases!(
     modify_info_patch,
     credentials_never_leave,
     query_features_on_many_instances,
+    the_local_vim_runs_only_where_enabled,
 );
 
 async fn app(db: Db) -> Option<TestApp> {
@@ -539,4 +540,33 @@ async fn query_features_on_many_instances(db: Db) {
     let ops = send(v2(&app, Method::GET, "/vnflcm/v2/vnf_lcm_op_occs?filter=(eq,operationState,COMPLETED)")).await;
     assert_eq!(ops.status, 200, "{}", ops.text);
     let _: Value = ops.json();
+}
+
+/// The local simulated VIM and its fault injection are a test hook behind a setting: with
+/// it off, an instance without a VIM connection is refused at request time and never run
+/// on the simulator, and naming the simulator's vimType does not get around it.
+async fn the_local_vim_runs_only_where_enabled(db: Db) {
+    let Some(app) = TestApp::spawn_on(db, |settings| settings.conductor.local_vim = Some(false)).await else {
+        return;
+    };
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "no-vim").await;
+    let instantiate = format!("/vnflcm/v2/vnf_instances/{id}/instantiate");
+    let reply = send(v2(&app, Method::POST, &instantiate).json(&instantiate_body())).await;
+    assert_eq!(
+        reply.problem(422),
+        "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled."
+    );
+    let body = json!({
+        "flavourId": "simple",
+        "vimConnectionInfo": {"vim1": {"vimType": "SOLGATE.LOCAL.V_1"}},
+        "additionalParams": {"localVim": {"delayMs": 10}}
+    });
+    let reply = send(v2(&app, Method::POST, &instantiate).json(&body)).await;
+    assert!(reply.problem(422).starts_with("vimType SOLGATE.LOCAL.V_1 is not supported"), "{}", reply.text);
+    // Nothing was accepted: no occurrence, the instance untouched.
+    let ops = send(v2(&app, Method::GET, "/vnflcm/v2/vnf_lcm_op_occs")).await;
+    assert_eq!(ops.status, 200, "{}", ops.text);
+    assert_eq!(ops.json(), json!([]));
+    assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
 }

@@ -104,7 +104,7 @@ impl AmqpTransport {
             .parse()
             .map_err(|error: String| RpcError::Transport(format!("invalid AMQP URL: {error}")))?;
         if uri.scheme == AMQPScheme::AMQPS {
-            // lapin is built without TLS (`default-features = false`, see rust-crates.md).
+            // lapin is built without TLS (`default-features = false`, see ../shared/reference/rust-crates.md).
             return Err(RpcError::Transport("amqps:// URLs need TLS support, which this build lacks".to_owned()));
         }
         if uri.query.heartbeat.is_none() {

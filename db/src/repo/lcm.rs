@@ -139,15 +139,6 @@ pub fn delete_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> D
     dispatch!(major, delete_instance(conn, id))
 }
 
-pub fn list_instances(
-    conn: &mut AnyConnection,
-    backend: Backend,
-    major: LcmMajor,
-    spec: &ListSpec,
-) -> DbResult<Vec<InstanceRecord>> {
-    dispatch!(major, list_instances(conn, backend, spec))
-}
-
 /// As [`list_instances`], the documents unparsed (stamp: the row version).
 pub fn list_instances_raw(
     conn: &mut AnyConnection,
@@ -186,10 +177,6 @@ pub fn insert_op(conn: &mut AnyConnection, major: LcmMajor, record: &OpOccRecord
 
 pub fn find_op(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<OpOccRecord>> {
     dispatch!(major, find_op(conn, id))
-}
-
-pub fn update_op(conn: &mut AnyConnection, major: LcmMajor, record: &OpOccRecord) -> DbResult<bool> {
-    dispatch!(major, update_op(conn, record))
 }
 
 /// Stores the record only if the row is still in `expected_state` and owned by
@@ -243,17 +230,8 @@ pub fn ops_owned_by_others(
     dispatch!(major, ops_owned_by_others(conn, live_owners))
 }
 
-/// Operations with pending work nobody took up (their RPC message was lost).
-pub fn ops_pending(conn: &mut AnyConnection, major: LcmMajor) -> DbResult<Vec<OpOccRecord>> {
-    dispatch!(major, ops_pending(conn))
-}
-
 pub fn insert_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str, grant: &Value) -> DbResult<()> {
     dispatch!(major, insert_grant(conn, op_id, grant))
-}
-
-pub fn find_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> DbResult<Option<Value>> {
-    dispatch!(major, find_grant(conn, op_id))
 }
 
 pub fn delete_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> DbResult<()> {

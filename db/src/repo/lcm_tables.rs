@@ -101,17 +101,6 @@ pub fn delete_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
     Ok(diesel::delete(instances::table.filter(instances::id.eq(id))).execute(conn)? > 0)
 }
 
-pub fn list_instances(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<InstanceRecord>> {
-    let mut query = instances::table.select(instance_columns!()).order(instances::id.asc()).into_boxed();
-    for condition in &spec.predicates {
-        query = query.filter(predicate::<instances::table>(backend, condition));
-    }
-    if let Some(after) = &spec.after_id {
-        query = query.filter(instances::id.gt(after.clone()));
-    }
-    query.limit(spec.limit).load::<InstanceRow>(conn)?.into_iter().map(instance_from_row).collect()
-}
-
 pub fn list_instances_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<RawDocument>> {
     let mut query = instances::table
         .select((instances::id, instances::row_version, instances::body))
@@ -202,24 +191,6 @@ pub fn insert_op(conn: &mut AnyConnection, record: &OpOccRecord) -> DbResult<()>
 
 pub fn find_op(conn: &mut AnyConnection, id: &str) -> DbResult<Option<OpOccRecord>> {
     op_occs::table.filter(op_occs::id.eq(id)).select(op_columns!()).first::<OpRow>(conn).optional()?.map(op_from_row).transpose()
-}
-
-pub fn update_op(conn: &mut AnyConnection, record: &OpOccRecord) -> DbResult<bool> {
-    let body = &record.body;
-    let changed = diesel::update(op_occs::table.filter(op_occs::id.eq(&record.id)))
-        .set((
-            op_occs::operation_state.eq(text(body, "operationState")),
-            op_occs::state_entered_time.eq(text(body, "stateEnteredTime")),
-            op_occs::is_cancel_pending.eq(body["isCancelPending"].as_bool().unwrap_or(false)),
-            op_occs::body.eq(body.to_string()),
-            op_occs::pending_action.eq(&record.pending_action),
-            op_occs::owner.eq(&record.owner),
-            op_occs::lease_expires_at.eq(&record.lease_expires_at),
-            op_occs::attempt.eq(record.attempt),
-            op_occs::updated_at.eq(now_text()),
-        ))
-        .execute(conn)?;
-    Ok(changed > 0)
 }
 
 pub fn update_op_guarded(conn: &mut AnyConnection, record: &OpOccRecord, expected_owner: Option<&str>, expected_state: &str) -> DbResult<bool> {
@@ -330,17 +301,6 @@ pub fn ops_owned_by_others(conn: &mut AnyConnection, live_owners: &[String]) -> 
         .collect()
 }
 
-pub fn ops_pending(conn: &mut AnyConnection) -> DbResult<Vec<OpOccRecord>> {
-    op_occs::table
-        .filter(op_occs::pending_action.is_not_null())
-        .select(op_columns!())
-        .order(op_occs::id.asc())
-        .load::<OpRow>(conn)?
-        .into_iter()
-        .map(op_from_row)
-        .collect()
-}
-
 pub fn insert_grant(conn: &mut AnyConnection, op_id: &str, grant: &Value) -> DbResult<()> {
     diesel::insert_into(grants::table)
         .values((
@@ -351,16 +311,6 @@ pub fn insert_grant(conn: &mut AnyConnection, op_id: &str, grant: &Value) -> DbR
         ))
         .execute(conn)?;
     Ok(())
-}
-
-pub fn find_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<Option<Value>> {
-    grants::table
-        .filter(grants::vnf_lcm_op_occ_id.eq(op_id))
-        .select(grants::body)
-        .first::<String>(conn)
-        .optional()?
-        .map(|body| serde_json::from_str(&body).map_err(Into::into))
-        .transpose()
 }
 
 pub fn delete_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<()> {

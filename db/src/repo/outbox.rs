@@ -94,7 +94,3 @@ pub fn due(
 pub fn complete(conn: &mut AnyConnection, target_id: &str) -> DbResult<usize> {
     Ok(diesel::delete(rpc_outbox::table.filter(rpc_outbox::target_id.eq(target_id))).execute(conn)?)
 }
-
-pub fn pending_count(conn: &mut AnyConnection) -> DbResult<i64> {
-    Ok(rpc_outbox::table.count().get_result(conn)?)
-}

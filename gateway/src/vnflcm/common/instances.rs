@@ -9,12 +9,19 @@ use solgate_db::repo::lcm::{self, InstanceRecord, RawDocument, columns};
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
 
-use super::tasks::{in_progress, not_found};
-use super::{db_error, major_of, present, validate};
+use super::{major_of, present, validate};
 use crate::common::list;
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
+
+fn not_found(id: &str) -> ApiError {
+    solgate_core::requests::instance_not_found(id).into()
+}
+
+fn in_progress(id: &str) -> ApiError {
+    solgate_core::requests::in_progress(id).into()
+}
 
 /// POST vnf_instances: 201 with the VnfInstance and `Location`. The vnfdId must name an
 /// onboarded, ENABLED package; provider, product and versions come from its VNFD.
@@ -26,7 +33,7 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
         .db(move |conn| {
             write_transaction(conn, |conn| {
                 let vnfd_id = body["vnfdId"].as_str().unwrap_or_default().to_owned();
-                let loaded = vnfd::load_by_vnfd_id(conn, &vnfd_id).map_err(db_error)?;
+                let loaded = vnfd::load_by_vnfd_id(conn, &vnfd_id)?;
                 let Some((package, contents)) = loaded.filter(|(package, _)| package.onboarding_state() == "ONBOARDED")
                 else {
                     return Err(ApiError::unprocessable(format!(
@@ -67,9 +74,9 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
                     updated_at: now,
                     row_version: 0,
                 };
-                lcm::insert_instance(conn, major, &record).map_err(db_error)?;
-                vnf_packages::refresh_usage_state(conn, &package.id).map_err(db_error)?;
-                notify::enqueue(conn, major, &links, Event::Created { instance: &record.body }).map_err(db_error)?;
+                lcm::insert_instance(conn, major, &record)?;
+                vnf_packages::refresh_usage_state(conn, &package.id)?;
+                notify::enqueue(conn, major, &links, Event::Created { instance: &record.body })?;
                 Ok(record)
             })
         })
@@ -123,10 +130,8 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
 pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let lookup = id.clone();
-    let record = state
-        .db(move |conn| lcm::find_instance(conn, major, &lookup).map_err(db_error))
-        .await?
-        .ok_or_else(|| not_found(&id))?;
+    let record =
+        state.db(move |conn| Ok(lcm::find_instance(conn, major, &lookup)?)).await?.ok_or_else(|| not_found(&id))?;
     let links = present::instance_links(&state.links, major.number(), &record.body);
     let body = present::render(negotiated, "VnfInstance", &record.body, links);
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
@@ -140,20 +145,20 @@ pub async fn delete(state: &AppState, negotiated: &Negotiated, id: String) -> Ap
     state
         .db(move |conn| {
             write_transaction(conn, |conn| {
-                if !lcm::lock_instance(conn, major, &id).map_err(db_error)? {
+                if !lcm::lock_instance(conn, major, &id)? {
                     return Err(not_found(&id));
                 }
-                let record = lcm::find_instance(conn, major, &id).map_err(db_error)?.ok_or_else(|| not_found(&id))?;
+                let record = lcm::find_instance(conn, major, &id)?.ok_or_else(|| not_found(&id))?;
                 if record.instantiation_state() == "INSTANTIATED" {
                     return Err(ApiError::conflict(format!("VnfInstance {id} is instantiated.")));
                 }
-                if lcm::in_flight_op(conn, major, &id).map_err(db_error)?.is_some() {
+                if lcm::in_flight_op(conn, major, &id)?.is_some() {
                     return Err(in_progress(&id));
                 }
-                lcm::delete_instance(conn, major, &id).map_err(db_error)?;
-                vnf_packages::refresh_usage_state(conn, &record.vnf_pkg_id).map_err(db_error)?;
+                lcm::delete_instance(conn, major, &id)?;
+                vnf_packages::refresh_usage_state(conn, &record.vnf_pkg_id)?;
                 let view = without_private(record.body);
-                notify::enqueue(conn, major, &links, Event::Deleted { instance: &view }).map_err(db_error)?;
+                notify::enqueue(conn, major, &links, Event::Deleted { instance: &view })?;
                 Ok(())
             })
         })

@@ -19,7 +19,8 @@ pub fn major_of(negotiated: &Negotiated) -> Result<LcmMajor, ApiError> {
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("no LCM tables for major {}", negotiated.major)))
 }
 
-/// Database errors are ours, not the client's.
+/// Database errors are ours, not the client's; the log names the caller's location.
+#[track_caller]
 pub fn db_error(error: DbError) -> ApiError {
     ApiError::internal(error)
 }

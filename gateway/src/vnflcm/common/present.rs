@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use solgate_core::links::{Links, href};
+use solgate_core::operation::LcmOperation;
 use solgate_core::without_private;
 use solgate_sol013::{AttributeSelector, SelectorSpec};
 
@@ -30,21 +31,13 @@ pub fn instance_links(links: &Links, major: u64, instance: &Value) -> Value {
     let base = links.instance(major, id);
     let mut map = Map::new();
     map.insert("self".into(), href(&base.clone()));
-    let tasks: &[(&str, &str)] = if instance["instantiationState"] == "INSTANTIATED" {
-        &[
-            ("terminate", "terminate"),
-            ("scale", "scale"),
-            ("scaleToLevel", "scale_to_level"),
-            ("changeFlavour", "change_flavour"),
-            ("heal", "heal"),
-            ("operate", "operate"),
-            ("changeExtConn", "change_ext_conn"),
-        ]
-    } else {
-        &[("instantiate", "instantiate")]
-    };
-    for (name, path) in tasks {
-        map.insert((*name).into(), href(&format!("{base}/{path}")));
+    for operation in LcmOperation::ALL {
+        if let (Some(name), Some(path)) = (operation.link_name(), operation.task_path())
+            && operation.in_major(major)
+            && operation.allowed_on(instance)
+        {
+            map.insert(name.into(), href(&format!("{base}/{path}")));
+        }
     }
     Value::Object(map)
 }
@@ -60,10 +53,9 @@ pub fn op_occ_links(links: &Links, major: u64, op: &Value) -> Value {
     match op["operationState"].as_str() {
         Some("FAILED_TEMP") => {
             map.insert("retry".into(), href(&format!("{base}/retry")));
-            if solgate_core::op_occ::rollback_supported(
-                op["operation"].as_str().unwrap_or_default(),
-                &op["operationParams"],
-            ) {
+            if LcmOperation::from_name(op["operation"].as_str().unwrap_or_default())
+                .is_some_and(|operation| operation.rollback_supported(&op["operationParams"]))
+            {
                 map.insert("rollback".into(), href(&format!("{base}/rollback")));
             }
             map.insert("fail".into(), href(&format!("{base}/fail")));

@@ -72,8 +72,7 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
 
     // A duplicate is answered before the callback is tested: it has passed the test.
     let key = dedup_key.clone();
-    let existing =
-        state.db(move |conn| lcm::find_subscription_by_dedup_key(conn, major, &key).map_err(db_error)).await?;
+    let existing = state.db(move |conn| Ok(lcm::find_subscription_by_dedup_key(conn, major, &key)?)).await?;
     if let Some(existing) = existing {
         return Ok(see_other(state, major, &existing.id));
     }
@@ -109,7 +108,7 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
                 Ok(()) => Ok(None),
                 // The same request raced us; the unique index has the last word.
                 Err(error) if error.is_unique_violation() => {
-                    Ok(lcm::find_subscription_by_dedup_key(conn, major, &stored.dedup_key).map_err(db_error)?)
+                    Ok(lcm::find_subscription_by_dedup_key(conn, major, &stored.dedup_key)?)
                 }
                 Err(error) => Err(db_error(error)),
             })
@@ -153,10 +152,8 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
 pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let lookup = id.clone();
-    let record = state
-        .db(move |conn| lcm::find_subscription(conn, major, &lookup).map_err(db_error))
-        .await?
-        .ok_or_else(|| not_found(&id))?;
+    let record =
+        state.db(move |conn| Ok(lcm::find_subscription(conn, major, &lookup)?)).await?.ok_or_else(|| not_found(&id))?;
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .body(rendered(state, negotiated, major, &record).to_string()))
@@ -169,10 +166,10 @@ pub async fn delete(state: &AppState, negotiated: &Negotiated, id: String) -> Ap
     let dropped = state
         .db(move |conn| {
             write_transaction(conn, |conn| {
-                if !lcm::delete_subscription(conn, major, &target).map_err(db_error)? {
+                if !lcm::delete_subscription(conn, major, &target)? {
                     return Err(not_found(&target));
                 }
-                notifications::drop_for_subscription(conn, &target).map_err(db_error)
+                Ok(notifications::drop_for_subscription(conn, &target)?)
             })
         })
         .await?;

@@ -1,7 +1,8 @@
 //! `/vnflcm/v1` (API 1.x, SOL003 v2.6.1). The handlers are the v2 ones: each serves the
 //! major its request negotiated, on that major's tables and schemas, so v1 differs only in
-//! its route table (SOL003 v2.6.1 has no change_vnfpkg) and in the shapes its schemas and
-//! `VnflcmDriverV1` give (e.g. `vimConnectionInfo` as an array). Instances created through
+//! its route table (SOL003 v2.6.1 has no change_vnfpkg, `LcmOperation::in_major`) and in the
+//! shapes its schemas and `solgate_core::shapes::V1Shapes` give (e.g. `vimConnectionInfo` as
+//! an array). Instances created through
 //! v1 are only visible through v1, as ETSI keeps resources per major.
 
 use actix_web::web;
@@ -21,9 +22,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .delete(instances::delete::delete)
             .finish(),
     );
-    for (path, handler) in instances::tasks::ROUTES.iter().filter(|(path, _)| *path != "change_vnfpkg") {
-        cfg.service(resource(&format!("{BASE}/vnf_instances/{{id}}/{path}")).post(*handler).finish());
-    }
+    instances::tasks::configure(cfg, BASE, 1);
     cfg.service(resource(&format!("{BASE}/vnf_lcm_op_occs")).get(ops::list::list).finish())
         .service(resource(&format!("{BASE}/vnf_lcm_op_occs/{{id}}")).get(ops::show::show).finish())
         .service(resource(&format!("{BASE}/vnf_lcm_op_occs/{{id}}/retry")).post(ops::tasks::retry).finish())

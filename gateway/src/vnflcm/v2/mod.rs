@@ -23,9 +23,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .delete(instances::delete::delete)
             .finish(),
     );
-    for (path, handler) in instances::tasks::ROUTES {
-        cfg.service(resource(&format!("{BASE}/vnf_instances/{{id}}/{path}")).post(*handler).finish());
-    }
+    instances::tasks::configure(cfg, BASE, 2);
     cfg.service(resource(&format!("{BASE}/vnf_lcm_op_occs")).get(ops::list::list).finish())
         .service(resource(&format!("{BASE}/vnf_lcm_op_occs/{{id}}")).get(ops::show::show).finish())
         .service(resource(&format!("{BASE}/vnf_lcm_op_occs/{{id}}/retry")).post(ops::tasks::retry).finish())

@@ -1,4 +1,5 @@
 use actix_web::{HttpResponse, web};
+use solgate_core::operation::LcmOperation;
 
 use crate::error::ApiResult;
 use crate::sol013::{JsonBody, Negotiated};
@@ -13,5 +14,5 @@ pub async fn modify(
     id: web::Path<String>,
     body: JsonBody,
 ) -> ApiResult<HttpResponse> {
-    tasks::accept(&state, &negotiated, id.into_inner(), "MODIFY_INFO", "VnfInfoModificationRequest", body.0).await
+    tasks::accept(&state, &negotiated, id.into_inner(), LcmOperation::ModifyInfo, body.0).await
 }

@@ -1,4 +1,5 @@
-//! The route table: every path solgate serves, built in one place.
+//! The application: the route table (every path solgate serves, built in one place) and
+//! the middleware around it.
 
 use actix_web::middleware::from_fn;
 use actix_web::{App, web};

@@ -1,0 +1,242 @@
+//! The SOL003 operation state machine, the one place an occurrence changes state, for
+//! both doors: the conductor running an operation and the API's fail and cancel.
+//!
+//! STARTING → PROCESSING → COMPLETED | FAILED_TEMP; a failure before PROCESSING → ROLLED_BACK;
+//! retry: FAILED_TEMP → PROCESSING → …; rollback: FAILED_TEMP → ROLLING_BACK → ROLLED_BACK |
+//! FAILED_TEMP; fail: FAILED_TEMP → FAILED; cancel: STARTING → ROLLED_BACK, PROCESSING /
+//! ROLLING_BACK → FAILED_TEMP. Every transition is one transaction that writes the
+//! occurrence (`stateEnteredTime` included) only while it is still in the state and with
+//! the owner it was read with, the instance when it changes, the grant, and the
+//! notification outbox rows; a transient database failure is retried, and every applied
+//! transition is counted in `solgate_lcm_operations_total`.
+
+use std::time::Duration;
+
+use prometheus::{IntCounterVec, Opts, Registry};
+use serde_json::{Value, json};
+use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
+use solgate_db::repo::{outbox, vnf_packages};
+use solgate_db::{AnyConnection, Database, DbResult, write_transaction};
+
+use crate::links::Links;
+use crate::notify::{self, Event};
+use crate::op_occ::{self, COMPLETED, PROCESSING, ROLLING_BACK, STARTING};
+use crate::{CoreError, PRIVATE_KEY, db_run, now, without_private};
+
+/// Counts applied transitions, wherever they are made.
+#[derive(Clone)]
+pub struct LcmMetrics {
+    operations: IntCounterVec,
+}
+
+impl LcmMetrics {
+    pub fn new(registry: &Registry) -> Result<Self, prometheus::Error> {
+        let metrics = Self::unregistered()?;
+        registry.register(Box::new(metrics.operations.clone()))?;
+        Ok(metrics)
+    }
+
+    fn unregistered() -> Result<Self, prometheus::Error> {
+        let operations = IntCounterVec::new(
+            Opts::new(
+                "solgate_lcm_operations_total",
+                "LCM operation occurrences that reached a state, by major, operation and state",
+            ),
+            &["major", "operation", "state"],
+        )?;
+        Ok(Self { operations })
+    }
+
+    /// Metrics that go nowhere (tests, tools).
+    pub fn detached() -> Self {
+        Self::unregistered().unwrap_or_else(|_| std::process::abort())
+    }
+
+    fn count(&self, major: LcmMajor, operation: &str, state: &str) {
+        self.operations.with_label_values(&[&major.number().to_string(), operation, state]).inc();
+    }
+}
+
+/// The instance an operation leaves behind, and the packages whose usage state it changes.
+#[derive(Debug, Clone)]
+pub struct InstanceChange {
+    pub record: InstanceRecord,
+    pub packages: Vec<String>,
+}
+
+/// One state change of an occurrence.
+#[derive(Debug, Clone)]
+pub struct StateChange {
+    pub to: &'static str,
+    /// The occurrence's `error` (a ProblemDetails); entering PROCESSING or COMPLETED
+    /// without one clears it, other states keep the previous one.
+    pub error: Option<Value>,
+    /// The local NFVO's grant, recorded with the change.
+    pub grant: Option<Value>,
+    pub instance: Option<InstanceChange>,
+}
+
+impl StateChange {
+    pub fn to(state: &'static str) -> Self {
+        Self { to: state, error: None, grant: None, instance: None }
+    }
+
+    pub fn with_error(mut self, status: u16, detail: &str) -> Self {
+        let title = solgate_sol013::reason_phrase(status).unwrap_or("Error");
+        self.error = Some(op_occ::problem(status, title, detail));
+        self
+    }
+}
+
+/// Whether an occurrence in `state` is being worked on (it has an owner, or is waiting
+/// for one).
+pub fn is_running(state: &str) -> bool {
+    matches!(state, STARTING | PROCESSING | ROLLING_BACK)
+}
+
+/// The rules of entering a state, applied to the record in memory.
+fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
+    op_occ::set_state(&mut op.body, change.to, now);
+    match &change.error {
+        Some(error) => op_occ::set_error(&mut op.body, Some(error.clone())),
+        None if matches!(change.to, PROCESSING | COMPLETED) => op_occ::set_error(&mut op.body, None),
+        None => {}
+    }
+    if !is_running(change.to) {
+        op.owner = None;
+        op.lease_expires_at = None;
+        op.pending_action = None;
+        // A cancel request is answered by leaving the state it was made in.
+        op.body["isCancelPending"] = json!(false);
+    }
+    if op_occ::is_final(change.to)
+        && let Value::Object(map) = &mut op.body
+    {
+        map.shift_remove("cancelMode");
+        map.shift_remove(PRIVATE_KEY);
+    }
+}
+
+/// The transaction half of a transition, in the caller's transaction: false (and nothing
+/// written) when the occurrence is no longer in `from` with `owner`.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    links: &Links,
+    op: &OpOccRecord,
+    from: &str,
+    owner: Option<&str>,
+    change: &StateChange,
+    drop_work: bool,
+    status: &'static str,
+    instance: Option<&Value>,
+) -> DbResult<bool> {
+    if !lcm::update_op_guarded(conn, major, op, owner, from)? {
+        return Ok(false);
+    }
+    if let Some(grant) = &change.grant {
+        lcm::insert_grant(conn, major, &op.id, grant)?;
+    }
+    if op_occ::is_final(change.to) {
+        lcm::delete_grant(conn, major, &op.id)?;
+    }
+    if drop_work {
+        outbox::complete(conn, &op.id)?;
+    }
+    if let Some(InstanceChange { record, packages }) = &change.instance {
+        lcm::update_instance(conn, major, record)?;
+        for package in packages {
+            vnf_packages::refresh_usage_state(conn, package)?;
+        }
+    }
+    let instance_view = match (&change.instance, instance) {
+        (Some(change), _) => without_private(change.record.body.clone()),
+        (None, Some(instance)) => without_private(instance.clone()),
+        (None, None) => lcm::find_instance(conn, major, op.vnf_instance_id())?
+            .map(|record| without_private(record.body))
+            .unwrap_or_else(|| json!({ "id": op.vnf_instance_id() })),
+    };
+    let op_view = without_private(op.body.clone());
+    notify::enqueue(conn, major, links, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
+    Ok(true)
+}
+
+/// Makes transitions: the database, the links notifications carry, the metrics.
+#[derive(Clone)]
+pub struct StateMachine {
+    pub db: Database,
+    pub links: Links,
+    pub metrics: LcmMetrics,
+}
+
+impl StateMachine {
+    /// Moves `op` (as read, owned by `owner`) to a new state. `instance` is the instance
+    /// document for the notification when the caller has it. Returns false when the
+    /// occurrence changed meanwhile (another conductor recovered it, or an API request
+    /// came first): nothing was written.
+    pub async fn transition(
+        &self,
+        major: LcmMajor,
+        op: &mut OpOccRecord,
+        owner: Option<&str>,
+        change: StateChange,
+        instance: Option<&Value>,
+    ) -> Result<bool, CoreError> {
+        let from = op.state().to_owned();
+        let drop_work = op.pending_action.is_some() && !is_running(change.to);
+        let status = op_occ::notification_status(change.to, op.operation(), Some(&from));
+        let mut next = op.clone();
+        enter(&mut next, &change, &now());
+        let owner = owner.map(str::to_owned);
+        let instance = instance.cloned();
+        let attempt = || {
+            let (links, next, from, owner, change, instance) =
+                (self.links.clone(), next.clone(), from.clone(), owner.clone(), change.clone(), instance.clone());
+            db_run(&self.db, move |conn| {
+                write_transaction(conn, |conn| -> Result<bool, CoreError> {
+                    Ok(record(
+                        conn,
+                        major,
+                        &links,
+                        &next,
+                        &from,
+                        owner.as_deref(),
+                        &change,
+                        drop_work,
+                        status,
+                        instance.as_ref(),
+                    )?)
+                })
+            })
+        };
+        // A transient database failure must not strand the occurrence: try again a few
+        // times; if it still fails, recovery moves the orphaned occurrence on.
+        let mut tries = 0u32;
+        let applied = loop {
+            match attempt().await {
+                Ok(applied) => break applied,
+                Err(error) if tries < 5 => {
+                    tries += 1;
+                    tracing::warn!(op = %op.id, state = change.to, %error, tries, "recording a transition failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(200 * u64::from(tries))).await;
+                }
+                Err(error) => return Err(error),
+            }
+        };
+        if applied {
+            if let Some(error) = &change.error {
+                tracing::warn!(op = %op.id, state = change.to, detail = %error["detail"], "LCM operation failed");
+            }
+            self.metrics.count(major, op.operation(), change.to);
+            tracing::info!(op = %op.id, operation = op.operation(), state = change.to, "LCM operation state changed");
+            *op = next;
+        }
+        Ok(applied)
+    }
+}
+
+/// Reads an occurrence for a request on it (404 when unknown).
+pub fn load_op(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> Result<OpOccRecord, CoreError> {
+    lcm::find_op(conn, major, id)?.ok_or_else(|| CoreError::NotFound(format!("VnfLcmOpOcc {id} not found.")))
+}

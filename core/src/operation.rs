@@ -1,0 +1,735 @@
+//! The LCM operations (SOL003 LcmOperationType), one table: per operation its request
+//! schema, its task route, the instance state it needs, and its plan, which is also its
+//! request-time check. The gateway accepts a task by planning it and stores the plan
+//! with the occurrence; the conductor executes that stored plan. Adding an operation is
+//! one variant here and its arm in each method.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use solgate_db::AnyConnection;
+use solgate_db::repo::vnf_packages::PackageRecord;
+use solgate_drivers::infra::VIM_TYPE_LOCAL;
+use solgate_drivers::{DeploymentPlan, VimConnection};
+use solgate_vnfpkg::{PackageContents, Vnfd};
+
+use crate::op_occ::{PROCESSING, STARTING};
+use crate::plan::{self, ExtConnectivity, PlanError};
+use crate::shapes::LcmShapes;
+use crate::{CoreError, PRIVATE_KEY, merge_patch, vnfd};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LcmOperation {
+    Instantiate,
+    Terminate,
+    Scale,
+    ScaleToLevel,
+    Heal,
+    ChangeFlavour,
+    Operate,
+    ChangeExtConn,
+    ChangeVnfpkg,
+    ModifyInfo,
+}
+
+/// The instance state an operation needs (SOL003 preconditions; 409 otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precondition {
+    NotInstantiated,
+    Instantiated,
+    Any,
+}
+
+use LcmOperation::*;
+
+impl LcmOperation {
+    pub const ALL: [LcmOperation; 10] = [
+        Instantiate,
+        Terminate,
+        Scale,
+        ScaleToLevel,
+        Heal,
+        ChangeFlavour,
+        Operate,
+        ChangeExtConn,
+        ChangeVnfpkg,
+        ModifyInfo,
+    ];
+
+    /// The SOL003 LcmOperationType.
+    pub fn name(self) -> &'static str {
+        match self {
+            Instantiate => "INSTANTIATE",
+            Terminate => "TERMINATE",
+            Scale => "SCALE",
+            ScaleToLevel => "SCALE_TO_LEVEL",
+            Heal => "HEAL",
+            ChangeFlavour => "CHANGE_FLAVOUR",
+            Operate => "OPERATE",
+            ChangeExtConn => "CHANGE_EXT_CONN",
+            ChangeVnfpkg => "CHANGE_VNFPKG",
+            ModifyInfo => "MODIFY_INFO",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|operation| operation.name() == name)
+    }
+
+    /// The schema of the request body.
+    pub fn request_schema(self) -> &'static str {
+        match self {
+            Instantiate => "InstantiateVnfRequest",
+            Terminate => "TerminateVnfRequest",
+            Scale => "ScaleVnfRequest",
+            ScaleToLevel => "ScaleVnfToLevelRequest",
+            Heal => "HealVnfRequest",
+            ChangeFlavour => "ChangeVnfFlavourRequest",
+            Operate => "OperateVnfRequest",
+            ChangeExtConn => "ChangeExtVnfConnectivityRequest",
+            ChangeVnfpkg => "ChangeCurrentVnfPkgRequest",
+            ModifyInfo => "VnfInfoModificationRequest",
+        }
+    }
+
+    /// The task resource under `vnf_instances/{id}/` (MODIFY_INFO is a PATCH of the
+    /// instance itself).
+    pub fn task_path(self) -> Option<&'static str> {
+        match self {
+            Instantiate => Some("instantiate"),
+            Terminate => Some("terminate"),
+            Scale => Some("scale"),
+            ScaleToLevel => Some("scale_to_level"),
+            Heal => Some("heal"),
+            ChangeFlavour => Some("change_flavour"),
+            Operate => Some("operate"),
+            ChangeExtConn => Some("change_ext_conn"),
+            ChangeVnfpkg => Some("change_vnfpkg"),
+            ModifyInfo => None,
+        }
+    }
+
+    /// The key of the task in VnfInstance `_links` (SOL003 v3.3.1 has no link for
+    /// change_vnfpkg).
+    pub fn link_name(self) -> Option<&'static str> {
+        match self {
+            Instantiate => Some("instantiate"),
+            Terminate => Some("terminate"),
+            Scale => Some("scale"),
+            ScaleToLevel => Some("scaleToLevel"),
+            Heal => Some("heal"),
+            ChangeFlavour => Some("changeFlavour"),
+            Operate => Some("operate"),
+            ChangeExtConn => Some("changeExtConn"),
+            ChangeVnfpkg | ModifyInfo => None,
+        }
+    }
+
+    /// Whether the API major has the operation (SOL003 v2.6.1 has no change_vnfpkg).
+    pub fn in_major(self, major: u64) -> bool {
+        !(self == ChangeVnfpkg && major < 2)
+    }
+
+    pub fn precondition(self) -> Precondition {
+        match self {
+            Instantiate => Precondition::NotInstantiated,
+            ModifyInfo => Precondition::Any,
+            _ => Precondition::Instantiated,
+        }
+    }
+
+    /// Whether the operation may start on an instance in this state.
+    pub fn allowed_on(self, instance: &Value) -> bool {
+        let instantiated = instance["instantiationState"] == "INSTANTIATED";
+        match self.precondition() {
+            Precondition::NotInstantiated => !instantiated,
+            Precondition::Instantiated => instantiated,
+            Precondition::Any => true,
+        }
+    }
+
+    /// The state an accepted occurrence starts in: MODIFY_INFO has no STARTING (SOL003
+    /// clause 5.6.2.2: it needs no grant).
+    pub fn initial_state(self) -> &'static str {
+        if self == ModifyInfo { PROCESSING } else { STARTING }
+    }
+
+    /// Whether solgate can roll the operation back (SOL003 leaves it to the VNFM; Tacker
+    /// supports the same set).
+    pub fn rollback_supported(self, params: &Value) -> bool {
+        match self {
+            Instantiate | ModifyInfo | ChangeExtConn | ChangeVnfpkg | ChangeFlavour | ScaleToLevel => true,
+            Scale => params["type"] == "SCALE_OUT",
+            Terminate | Heal | Operate => false,
+        }
+    }
+
+    /// Plans the operation on an instance: checks the request against the instance, its
+    /// VNFD and the VIM types we can drive (400/409/422 now rather than a ROLLED_BACK
+    /// later, Tacker's defect 23), and works out what it will do. Runs inside the
+    /// accepting transaction.
+    pub fn plan(self, conn: &mut AnyConnection, request: &PlanRequest<'_>) -> Result<OperationPlan, CoreError> {
+        let PlanRequest { instance, package_id, params, shapes, vim_types } = *request;
+        check_vim_types(instance, params, shapes, vim_types)?;
+        let current = |conn: &mut AnyConnection| -> Result<Vnfd, CoreError> {
+            let (_, contents) =
+                vnfd::load(conn, package_id)?.ok_or_else(|| not_operational(instance["vnfdId"].as_str()))?;
+            Ok(contents.vnfd)
+        };
+        let planner = Planner { instance, params, shapes, target: instance.clone(), package: None };
+        let plan = match self {
+            Instantiate => planner.instantiate(&current(conn)?)?,
+            Terminate => planner.terminate(),
+            Scale | ScaleToLevel => planner.scale(&current(conn)?, self == ScaleToLevel)?,
+            Heal => planner.heal(&current(conn)?)?,
+            ChangeFlavour => planner.change_flavour(&current(conn)?)?,
+            Operate => planner.operate(&current(conn)?)?,
+            ChangeExtConn => planner.change_ext_conn(&current(conn)?)?,
+            ChangeVnfpkg => {
+                let vnfd_id = params["vnfdId"].as_str().unwrap_or_default();
+                let (record, contents) = enabled_package(conn, vnfd_id)?;
+                planner.change_vnfpkg(record, contents)?
+            }
+            ModifyInfo => {
+                // A named package must be usable even when it is the current one.
+                let new_package = match params["vnfdId"].as_str() {
+                    Some(vnfd_id) => {
+                        let package = enabled_package(conn, vnfd_id)?;
+                        (Some(vnfd_id) != instance["vnfdId"].as_str()).then_some(package)
+                    }
+                    None => None,
+                };
+                let vnfd = vnfd::load(conn, package_id)?.map(|(_, contents)| contents.vnfd);
+                planner.modify_info(vnfd.as_ref(), new_package)
+            }
+        };
+        plan.check_vim(vim_types)?;
+        Ok(plan)
+    }
+}
+
+/// What planning an operation needs.
+#[derive(Clone, Copy)]
+pub struct PlanRequest<'a> {
+    /// The instance document as stored.
+    pub instance: &'a Value,
+    /// The package the instance uses now.
+    pub package_id: &'a str,
+    /// The request body.
+    pub params: &'a Value,
+    pub shapes: &'a dyn LcmShapes,
+    /// `vimType`s solgate has drivers for.
+    pub vim_types: &'a [&'a str],
+}
+
+/// What an operation does, worked out when it is accepted and stored with its
+/// occurrence (`_solgate.plan`); the conductor executes it as it stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationPlan {
+    /// The infra work, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub infra: Option<InfraWork>,
+    /// The instance document after success, except `instantiatedVnfInfo`'s inventory part.
+    pub target: Value,
+    /// The deployment the instance has afterwards (none when not instantiated afterwards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<DeploymentPlan>,
+    /// The package the instance uses afterwards, when it changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_package_id: Option<String>,
+    /// `changedInfo` of MODIFY_INFO / CHANGE_VNFPKG.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_info: Option<Value>,
+    /// Whether the operation changes external connectivity (`changedExtConnectivity`).
+    #[serde(default)]
+    pub changes_ext_connectivity: bool,
+    /// The VIM connection the infra work uses: the instance's first, after the request's
+    /// are merged in; none means the local simulated VIM, where that is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vim: Option<VimConnection>,
+}
+
+/// The infra driver action of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum InfraWork {
+    /// Make the VIM hold `deployment`.
+    Realize,
+    /// Heal these VNFC resources (all when empty) within `deployment`.
+    Heal {
+        vnfc_resource_ids: Vec<String>,
+    },
+    Operate {
+        change_state_to: String,
+    },
+    Teardown,
+}
+
+/// Where a plan is kept in an occurrence's private bookkeeping.
+const PLAN_KEY: &str = "plan";
+const ROLLBACK_PLAN_KEY: &str = "rollbackPlan";
+
+impl OperationPlan {
+    /// The plan stored with an occurrence (`rollback` for the one of its rollback).
+    pub fn stored(op: &Value, rollback: bool) -> Option<Self> {
+        let key = if rollback { ROLLBACK_PLAN_KEY } else { PLAN_KEY };
+        op[PRIVATE_KEY].get(key).and_then(|plan| Self::deserialize(plan).ok())
+    }
+
+    /// Stores the plan with an occurrence.
+    pub fn store(&self, op: &mut Value, rollback: bool) {
+        let key = if rollback { ROLLBACK_PLAN_KEY } else { PLAN_KEY };
+        set_private(op, key, serde_json::to_value(self).unwrap_or(Value::Null));
+    }
+
+    /// Rollback: make the VIM match the instance as recorded before the operation
+    /// (nothing, when it was not instantiated). Planned when the rollback is requested.
+    pub fn rollback(
+        operation: LcmOperation,
+        instance: &Value,
+        vnfd: &Vnfd,
+        params: &Value,
+        shapes: &dyn LcmShapes,
+    ) -> Result<Self, CoreError> {
+        if !operation.rollback_supported(params) {
+            return Err(CoreError::Unprocessable(format!("Rollback of {} is not supported.", operation.name())));
+        }
+        if operation == ModifyInfo {
+            return Ok(Self::without_infra(instance.clone(), None));
+        }
+        let (work, deployment) = if instance["instantiationState"] == "INSTANTIATED" {
+            (InfraWork::Realize, Some(recorded_plan(vnfd, instance).map_err(unprocessable)?))
+        } else {
+            (InfraWork::Teardown, None)
+        };
+        // An instantiation that failed may have left its VIM connection only in the request.
+        let mut vim_source = instance.clone();
+        shapes.merge_vim_connections(&mut vim_source, &params["vimConnectionInfo"]);
+        let vim = first_vim(shapes, &vim_source);
+        Ok(Self { infra: Some(work), vim, ..Self::without_infra(instance.clone(), deployment) })
+    }
+
+    fn without_infra(target: Value, deployment: Option<DeploymentPlan>) -> Self {
+        Self {
+            infra: None,
+            target,
+            deployment,
+            new_package_id: None,
+            changed_info: None,
+            changes_ext_connectivity: false,
+            vim: None,
+        }
+    }
+
+    /// Infra work needs a VIM: one of the instance's, or the local simulated VIM where
+    /// it is enabled; an instance is never run on the simulator otherwise.
+    fn check_vim(&self, vim_types: &[&str]) -> Result<(), CoreError> {
+        if self.infra.is_some() && self.vim.is_none() && !vim_types.contains(&VIM_TYPE_LOCAL) {
+            return Err(CoreError::Unprocessable(
+                "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The local NFVO's grant: which compute resources the operation adds and removes
+    /// (SOL003 Grant, simplified), kept while the occurrence is not final.
+    pub fn local_grant(&self, instance: &Value, instance_id: &str, op_id: &str, operation: &str) -> Value {
+        let before = plan::current_counts(&instance["instantiatedVnfInfo"]);
+        let after: BTreeMap<String, u32> = match (&self.infra, &self.deployment) {
+            (Some(InfraWork::Teardown), _) => BTreeMap::new(),
+            (_, Some(deployment)) => deployment.vdus.iter().map(|vdu| (vdu.vdu_id.clone(), vdu.count)).collect(),
+            (_, None) => before.clone(),
+        };
+        let mut add = Vec::new();
+        let mut remove = Vec::new();
+        for vdu in before.keys().chain(after.keys()).collect::<std::collections::BTreeSet<_>>() {
+            let (old, new) = (before.get(vdu).copied().unwrap_or(0), after.get(vdu).copied().unwrap_or(0));
+            if new > old {
+                add.push(json!({"type": "COMPUTE", "resourceTemplateId": vdu, "count": new - old}));
+            } else if old > new {
+                remove.push(json!({"type": "COMPUTE", "resourceTemplateId": vdu, "count": old - new}));
+            }
+        }
+        json!({
+            "id": uuid::Uuid::new_v4().to_string(),
+            "vnfInstanceId": instance_id,
+            "vnfLcmOpOccId": op_id,
+            "operation": operation,
+            "addResources": add,
+            "removeResources": remove,
+        })
+    }
+}
+
+/// Sets one key of a document's private bookkeeping.
+fn set_private(document: &mut Value, key: &str, value: Value) {
+    if !document[PRIVATE_KEY].is_object() {
+        document[PRIVATE_KEY] = json!({});
+    }
+    if let Value::Object(private) = &mut document[PRIVATE_KEY] {
+        private.insert(key.to_owned(), value);
+    }
+}
+
+fn bad_request(error: PlanError) -> CoreError {
+    CoreError::BadRequest(error.to_string())
+}
+
+fn unprocessable(error: PlanError) -> CoreError {
+    CoreError::Unprocessable(error.to_string())
+}
+
+fn not_operational(vnfd_id: Option<&str>) -> CoreError {
+    CoreError::Unprocessable(format!(
+        "VnfPackage of vnfdId {} is not found or not operational.",
+        vnfd_id.unwrap_or_default()
+    ))
+}
+
+/// The onboarded and ENABLED package of a vnfdId.
+fn enabled_package(conn: &mut AnyConnection, vnfd_id: &str) -> Result<(PackageRecord, PackageContents), CoreError> {
+    let (record, contents) = vnfd::load_by_vnfd_id(conn, vnfd_id)?.ok_or_else(|| not_operational(Some(vnfd_id)))?;
+    if record.operational_state() != "ENABLED" {
+        return Err(CoreError::Unprocessable(format!("VnfPackage of vnfdId {vnfd_id} is not ENABLED.")));
+    }
+    Ok((record, contents))
+}
+
+/// Every VIM connection the instance will have after the request must be of a type we
+/// can drive.
+fn check_vim_types(
+    instance: &Value,
+    params: &Value,
+    shapes: &dyn LcmShapes,
+    vim_types: &[&str],
+) -> Result<(), CoreError> {
+    let Some(requested) = params.get("vimConnectionInfo") else { return Ok(()) };
+    let mut merged = instance.clone();
+    shapes.merge_vim_connections(&mut merged, requested);
+    for connection in shapes.vim_connections(&merged["vimConnectionInfo"]) {
+        if !vim_types.contains(&connection.normalized_vim_type()) {
+            return Err(CoreError::Unprocessable(format!(
+                "vimType {} is not supported; supported: {}.",
+                connection.vim_type,
+                vim_types.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn first_vim(shapes: &dyn LcmShapes, instance: &Value) -> Option<VimConnection> {
+    shapes.vim_connections(&instance["vimConnectionInfo"]).into_iter().next()
+}
+
+/// The instance's own deployment: its flavour, VDU counts and scale levels as recorded.
+pub fn recorded_plan(vnfd: &Vnfd, instance: &Value) -> Result<DeploymentPlan, PlanError> {
+    let info = &instance["instantiatedVnfInfo"];
+    let flavour = plan::flavour(vnfd, info["flavourId"].as_str().unwrap_or_default())?;
+    plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(instance))
+}
+
+fn recorded_ext(instance: &Value) -> ExtConnectivity {
+    let private = &instance[PRIVATE_KEY];
+    ExtConnectivity {
+        ext_virtual_links: private.get("extVirtualLinks").cloned().unwrap_or_else(|| json!([])),
+        ext_managed_virtual_links: private.get("extManagedVirtualLinks").cloned().unwrap_or_else(|| json!([])),
+    }
+}
+
+/// Works out one operation's plan; each method is one operation.
+struct Planner<'a> {
+    instance: &'a Value,
+    params: &'a Value,
+    shapes: &'a dyn LcmShapes,
+    target: Value,
+    package: Option<String>,
+}
+
+impl Planner<'_> {
+    fn info(&self) -> &Value {
+        &self.instance["instantiatedVnfInfo"]
+    }
+
+    fn flavour_id(&self) -> &str {
+        self.info()["flavourId"].as_str().unwrap_or_default()
+    }
+
+    fn record_ext(&mut self, ext: &ExtConnectivity) {
+        set_private(&mut self.target, "extVirtualLinks", ext.ext_virtual_links.clone());
+        set_private(&mut self.target, "extManagedVirtualLinks", ext.ext_managed_virtual_links.clone());
+    }
+
+    fn realize(self, deployment: DeploymentPlan) -> OperationPlan {
+        self.finish(Some(InfraWork::Realize), Some(deployment))
+    }
+
+    fn finish(self, infra: Option<InfraWork>, deployment: Option<DeploymentPlan>) -> OperationPlan {
+        // Termination uses the connection the instance was instantiated with.
+        let vim = infra.as_ref().and_then(|_| first_vim(self.shapes, &self.target));
+        OperationPlan {
+            infra,
+            new_package_id: self.package,
+            vim,
+            ..OperationPlan::without_infra(self.target, deployment)
+        }
+    }
+
+    fn instantiate(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+        let params = self.params;
+        self.shapes.merge_vim_connections(&mut self.target, &params["vimConnectionInfo"]);
+        for key in ["vnfConfigurableProperties", "extensions"] {
+            if let Some(patch) = params.get(key) {
+                merge_patch(&mut self.target[key], patch);
+            }
+        }
+        let ext = ExtConnectivity::from_params(params);
+        let flavour_id = params["flavourId"].as_str().unwrap_or_default();
+        let deployment = plan::for_instantiation(vnfd, flavour_id, params["instantiationLevelId"].as_str(), &ext)
+            .map_err(bad_request)?;
+        self.record_ext(&ext);
+        self.target["instantiationState"] = json!("INSTANTIATED");
+        let mut info = json!({});
+        if let Some(language) = params.get("localizationLanguage") {
+            info["localizationLanguage"] = language.clone();
+        }
+        self.target["instantiatedVnfInfo"] = info;
+        Ok(self.realize(deployment))
+    }
+
+    fn terminate(mut self) -> OperationPlan {
+        self.target["instantiationState"] = json!("NOT_INSTANTIATED");
+        if let Value::Object(map) = &mut self.target {
+            map.shift_remove("instantiatedVnfInfo");
+            if let Some(Value::Object(private)) = map.get_mut(PRIVATE_KEY) {
+                private.clear();
+            }
+        }
+        self.finish(Some(InfraWork::Teardown), None)
+    }
+
+    fn scale(self, vnfd: &Vnfd, to_level: bool) -> Result<OperationPlan, CoreError> {
+        let flavour = plan::flavour(vnfd, self.flavour_id()).map_err(bad_request)?;
+        let info = self.info();
+        let current = plan::current_levels(info);
+        let levels = if to_level {
+            plan::levels_to(flavour, &current, self.params)
+        } else {
+            plan::scaled_levels(flavour, &current, self.params)
+        }
+        .map_err(bad_request)?;
+        let counts = match self.params["instantiationLevelId"].as_str() {
+            Some(level) if to_level => flavour.initial_vdu_instances(Some(level)).unwrap_or_default(),
+            _ => plan::rescaled_counts(flavour, &plan::current_counts(info), &current, &levels),
+        };
+        let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance)).map_err(bad_request)?;
+        Ok(self.realize(deployment))
+    }
+
+    fn heal(self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+        if let Some(all) = self.params["additionalParams"].get("all")
+            && !all.is_boolean()
+        {
+            return Err(CoreError::BadRequest("additionalParams['all'] must be bool.".into()));
+        }
+        let info = self.info();
+        // SOL003 v3.3.1 shows VNFCs as vnfcResourceInfo; Tacker (and SOL002) name them by
+        // vnfcInfo ids. Either is accepted; the driver heals the resources they name.
+        let vnfc_info: Vec<&Value> = info["vnfcInfo"].as_array().into_iter().flatten().collect();
+        let resources: Vec<&str> =
+            info["vnfcResourceInfo"].as_array().into_iter().flatten().filter_map(|vnfc| vnfc["id"].as_str()).collect();
+        let requested: Vec<&str> =
+            self.params["vnfcInstanceId"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        for id in &requested {
+            if !resources.contains(id) && !vnfc_info.iter().any(|entry| entry["id"] == *id) {
+                return Err(CoreError::BadRequest(format!("vnfcInstanceId({id}) does not exist.")));
+            }
+        }
+        let vnfc_resource_ids = resources
+            .into_iter()
+            .filter(|id| {
+                requested.is_empty()
+                    || requested.contains(id)
+                    || vnfc_info.iter().any(|entry| {
+                        entry["vnfcResourceInfoId"] == *id
+                            && requested.contains(&entry["id"].as_str().unwrap_or_default())
+                    })
+            })
+            .map(str::to_owned)
+            .collect();
+        let deployment = recorded_plan(vnfd, self.instance).map_err(bad_request)?;
+        Ok(self.finish(Some(InfraWork::Heal { vnfc_resource_ids }), Some(deployment)))
+    }
+
+    fn operate(self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+        let target = self.params["changeStateTo"].as_str().unwrap_or("STARTED").to_owned();
+        let current = self.info()["vnfState"].as_str().unwrap_or("STARTED");
+        if target == current {
+            return Err(CoreError::Conflict(format!("The VNF is already {current}.")));
+        }
+        let deployment = recorded_plan(vnfd, self.instance).map_err(bad_request)?;
+        Ok(self.finish(Some(InfraWork::Operate { change_state_to: target }), Some(deployment)))
+    }
+
+    fn change_flavour(self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+        let flavour_id = self.params["newFlavourId"].as_str().unwrap_or_default();
+        if flavour_id == self.flavour_id() {
+            return Err(CoreError::BadRequest(format!("The VNF instance already has flavour {flavour_id}.")));
+        }
+        let level = self.params["instantiationLevelId"].as_str();
+        let deployment =
+            plan::for_instantiation(vnfd, flavour_id, level, &recorded_ext(self.instance)).map_err(bad_request)?;
+        Ok(self.realize(deployment))
+    }
+
+    fn change_ext_conn(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+        let params = self.params;
+        self.shapes.merge_vim_connections(&mut self.target, &params["vimConnectionInfo"]);
+        let ext = ExtConnectivity::from_params(params);
+        let flavour = plan::flavour(vnfd, self.flavour_id()).map_err(bad_request)?;
+        let info = self.info();
+        let deployment =
+            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &ext).map_err(bad_request)?;
+        self.record_ext(&ext);
+        let mut plan = self.realize(deployment);
+        plan.changes_ext_connectivity = true;
+        Ok(plan)
+    }
+
+    fn change_vnfpkg(mut self, record: PackageRecord, contents: PackageContents) -> Result<OperationPlan, CoreError> {
+        let flavour_id = self.flavour_id().to_owned();
+        let vnfd_id = &contents.vnfd.descriptor_id;
+        let Some(flavour) = contents.vnfd.flavour(&flavour_id) else {
+            return Err(CoreError::BadRequest(format!(
+                "The VNFD of vnfdId {vnfd_id} has no flavour {flavour_id}, the instance's flavour."
+            )));
+        };
+        let info = self.info();
+        let deployment =
+            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(self.instance))
+                .map_err(bad_request)?;
+        let identity = package_identity(&contents.vnfd);
+        merge_patch(&mut self.target, &identity);
+        self.package = Some(record.id);
+        let mut plan = self.realize(deployment);
+        plan.changed_info = Some(identity);
+        Ok(plan)
+    }
+
+    /// MODIFY_INFO changes documents only. Tacker refuses vimConnectionInfo changes of a
+    /// NOT_INSTANTIATED instance; SOL003 allows them, and so do we.
+    fn modify_info(
+        mut self,
+        vnfd: Option<&Vnfd>,
+        new_package: Option<(PackageRecord, PackageContents)>,
+    ) -> OperationPlan {
+        let params = self.params;
+        let mut changed = Map::new();
+        for key in ["vnfInstanceName", "vnfInstanceDescription"] {
+            if let Some(value) = params.get(key) {
+                self.target[key] = value.clone();
+                changed.insert(key.to_owned(), value.clone());
+            }
+        }
+        for key in ["metadata", "extensions", "vnfConfigurableProperties"] {
+            if let Some(patch) = params.get(key) {
+                merge_patch(&mut self.target[key], patch);
+                changed.insert(key.to_owned(), patch.clone());
+            }
+        }
+        if let Some(requested) = params.get("vimConnectionInfo") {
+            self.shapes.merge_vim_connections(&mut self.target, requested);
+            changed.insert("vimConnectionInfo".to_owned(), requested.clone());
+        }
+        if let Some(ids) = params["vimConnectionInfoDeleteIds"].as_array()
+            && let Some(list) = self.target["vimConnectionInfo"].as_array_mut()
+        {
+            list.retain(|entry| !ids.contains(&entry["id"]));
+            changed.insert("vimConnectionInfoDeleteIds".to_owned(), json!(ids));
+        }
+        if let Some((record, contents)) = new_package {
+            let identity = package_identity(&contents.vnfd);
+            merge_patch(&mut self.target, &identity);
+            if let Value::Object(identity) = identity {
+                changed.extend(identity);
+            }
+            self.package = Some(record.id);
+        }
+        let deployment = match vnfd {
+            Some(vnfd) if self.instance["instantiationState"] == "INSTANTIATED" => {
+                recorded_plan(vnfd, self.instance).ok()
+            }
+            _ => None,
+        };
+        let mut plan = self.finish(None, deployment);
+        plan.changed_info = Some(Value::Object(changed));
+        plan
+    }
+}
+
+/// The VNFD identity attributes of a VnfInstance.
+fn package_identity(vnfd: &Vnfd) -> Value {
+    json!({
+        "vnfdId": vnfd.descriptor_id,
+        "vnfProvider": vnfd.provider,
+        "vnfProductName": vnfd.product_name,
+        "vnfSoftwareVersion": vnfd.software_version,
+        "vnfdVersion": vnfd.descriptor_version,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_has_one_row() {
+        for operation in LcmOperation::ALL {
+            assert_eq!(LcmOperation::from_name(operation.name()), Some(operation));
+            assert!(operation.request_schema().ends_with("Request"), "{operation:?}");
+        }
+        let paths: Vec<_> = LcmOperation::ALL.iter().filter_map(|operation| operation.task_path()).collect();
+        assert_eq!(paths.len(), 9, "every operation but MODIFY_INFO has a task resource");
+        assert!(!ChangeVnfpkg.in_major(1) && ChangeVnfpkg.in_major(2) && Instantiate.in_major(1));
+    }
+
+    #[test]
+    fn preconditions_follow_sol003() {
+        let instantiated = json!({"instantiationState": "INSTANTIATED"});
+        let not = json!({"instantiationState": "NOT_INSTANTIATED"});
+        assert!(Instantiate.allowed_on(&not) && !Instantiate.allowed_on(&instantiated));
+        assert!(Terminate.allowed_on(&instantiated) && !Terminate.allowed_on(&not));
+        assert!(ModifyInfo.allowed_on(&instantiated) && ModifyInfo.allowed_on(&not));
+        assert_eq!(ModifyInfo.initial_state(), PROCESSING);
+        assert_eq!(Heal.initial_state(), STARTING);
+    }
+
+    #[test]
+    fn rollback_is_offered_where_it_can_work() {
+        assert!(Scale.rollback_supported(&json!({"type": "SCALE_OUT"})));
+        assert!(!Scale.rollback_supported(&json!({"type": "SCALE_IN"})));
+        assert!(!Terminate.rollback_supported(&json!({})));
+        assert!(Instantiate.rollback_supported(&json!({})));
+    }
+
+    #[test]
+    fn plans_survive_storage() {
+        let plan = OperationPlan {
+            infra: Some(InfraWork::Heal { vnfc_resource_ids: vec!["a".into()] }),
+            target: json!({"id": "i"}),
+            deployment: None,
+            new_package_id: Some("p".into()),
+            changed_info: None,
+            changes_ext_connectivity: false,
+            vim: None,
+        };
+        let mut op = json!({"id": "o", PRIVATE_KEY: {"inventory": {}}});
+        plan.store(&mut op, false);
+        assert_eq!(OperationPlan::stored(&op, false), Some(plan));
+        assert_eq!(OperationPlan::stored(&op, true), None);
+        assert!(op[PRIVATE_KEY].get("inventory").is_some(), "storing keeps other bookkeeping");
+    }
+}

@@ -1,0 +1,194 @@
+//! What the API asks of LCM operations: accept a task on an instance, retry or roll back
+//! a FAILED_TEMP occurrence, fail it, cancel a running one. Each is checked against the
+//! stored state in a transaction; the gateway validates the body before and publishes the
+//! work after.
+
+use serde_json::{Value, json};
+use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord};
+use solgate_db::repo::outbox;
+use solgate_db::{AnyConnection, write_transaction};
+
+use crate::lifecycle::{StateChange, StateMachine, is_running, load_op};
+use crate::links::Links;
+use crate::notify::{self, Event};
+use crate::op_occ::{self, ACTION_ROLLBACK, ACTION_START, FAILED, FAILED_TEMP, ROLLED_BACK, STARTING};
+use crate::operation::{LcmOperation, OperationPlan, PlanRequest, Precondition};
+use crate::shapes::LcmShapes;
+use crate::work::{WorkKind, kind_name};
+use crate::{CoreError, db_run, now, vnfd, without_private};
+
+/// The detail of every cancelled occurrence's `error`.
+pub const CANCELLED: &str = "The LCM operation was cancelled.";
+
+/// An accepted task: the new occurrence and the outbox row of its work message.
+#[derive(Debug)]
+pub struct Accepted {
+    pub op: OpOccRecord,
+    pub outbox_id: i64,
+}
+
+pub fn instance_not_found(id: &str) -> CoreError {
+    CoreError::NotFound(format!("VnfInstance {id} not found."))
+}
+
+pub fn in_progress(id: &str) -> CoreError {
+    CoreError::Conflict(format!("Other LCM operation of vnfInstance {id} is in progress."))
+}
+
+fn not_failed_temp(id: &str) -> CoreError {
+    CoreError::Conflict(format!("LCM operation {id} not FAILED_TEMP."))
+}
+
+/// What accepting a task needs besides the connection.
+pub struct TaskRequest<'a> {
+    pub major: LcmMajor,
+    pub operation: LcmOperation,
+    pub instance_id: &'a str,
+    pub params: &'a Value,
+    pub shapes: &'a dyn LcmShapes,
+    pub vim_types: &'a [&'a str],
+    pub links: &'a Links,
+}
+
+/// Accepts a task on an instance in one transaction: locks the instance, checks its state,
+/// refuses a second operation in flight (the database's unique index is the final word),
+/// plans the operation, and writes the occurrence with its plan, its outbox row and the
+/// START notification.
+pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Accepted, CoreError> {
+    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links } = *request;
+    write_transaction(conn, |conn| {
+        // The row lock serialises this with DELETE and other tasks on PostgreSQL; SQLite's
+        // BEGIN IMMEDIATE already serialises writers.
+        if !lcm::lock_instance(conn, major, instance_id)? {
+            return Err(instance_not_found(instance_id));
+        }
+        let instance = lcm::find_instance(conn, major, instance_id)?.ok_or_else(|| instance_not_found(instance_id))?;
+        if !operation.allowed_on(&instance.body) {
+            let state = if operation.precondition() == Precondition::NotInstantiated { "is" } else { "isn't" };
+            return Err(CoreError::Conflict(format!("VnfInstance {instance_id} {state} instantiated.")));
+        }
+        if lcm::in_flight_op(conn, major, instance_id)?.is_some() {
+            return Err(in_progress(instance_id));
+        }
+        let plan = operation.plan(
+            conn,
+            &PlanRequest { instance: &instance.body, package_id: &instance.vnf_pkg_id, params, shapes, vim_types },
+        )?;
+        let now = now();
+        let id = uuid::Uuid::new_v4().to_string();
+        let initial = operation.initial_state();
+        let mut document = op_occ::new_document(&id, instance_id, operation.name(), params, initial, &now);
+        plan.store(&mut document, false);
+        let op = OpOccRecord {
+            id: id.clone(),
+            body: document,
+            pending_action: Some(ACTION_START.to_owned()),
+            owner: None,
+            lease_expires_at: None,
+            attempt: 1,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        lcm::insert_op(conn, major, &op)
+            .map_err(|error| if error.is_unique_violation() { in_progress(instance_id) } else { error.into() })?;
+        let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &id, major.number())?;
+        let status = op_occ::notification_status(initial, operation.name(), None);
+        let op_view = without_private(op.body.clone());
+        let instance_view = without_private(instance.body);
+        notify::enqueue(conn, major, links, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
+        Ok(Accepted { op, outbox_id })
+    })
+}
+
+/// Retry or rollback of a FAILED_TEMP occurrence: records the request for a conductor
+/// and returns the outbox row of its work message. A rollback is planned now.
+pub fn request_action(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    shapes: &dyn LcmShapes,
+    id: &str,
+    action: &'static str,
+) -> Result<i64, CoreError> {
+    write_transaction(conn, |conn| {
+        let mut op = load_op(conn, major, id)?;
+        if op.state() != FAILED_TEMP {
+            return Err(not_failed_temp(id));
+        }
+        if let Some(pending) = &op.pending_action {
+            return Err(CoreError::Conflict(format!("A {pending} of LCM operation {id} is already requested.")));
+        }
+        if action == ACTION_ROLLBACK {
+            let plan = plan_rollback(conn, major, shapes, &op)?;
+            plan.store(&mut op.body, true);
+        }
+        op.pending_action = Some(action.to_owned());
+        if !lcm::update_op_guarded(conn, major, &op, None, FAILED_TEMP)? {
+            return Err(not_failed_temp(id));
+        }
+        Ok(outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), id, major.number())?)
+    })
+}
+
+/// The plan of rolling an occurrence back, from the instance as recorded before it.
+pub fn plan_rollback(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    shapes: &dyn LcmShapes,
+    op: &OpOccRecord,
+) -> Result<OperationPlan, CoreError> {
+    let operation = LcmOperation::from_name(op.operation())
+        .ok_or_else(|| CoreError::Unprocessable(format!("Rollback of {} is not supported.", op.operation())))?;
+    let params = &op.body["operationParams"];
+    if !operation.rollback_supported(params) {
+        return Err(CoreError::Unprocessable(format!("Rollback of {} is not supported.", op.operation())));
+    }
+    let instance = lcm::find_instance(conn, major, op.vnf_instance_id())?
+        .ok_or_else(|| instance_not_found(op.vnf_instance_id()))?;
+    let (_, contents) = vnfd::load(conn, &instance.vnf_pkg_id)?
+        .ok_or_else(|| CoreError::Unprocessable("The VNF package of the instance is not onboarded.".to_owned()))?;
+    OperationPlan::rollback(operation, &instance.body, &contents.vnfd, params, shapes)
+}
+
+/// Fail: FAILED_TEMP → FAILED at once (no conductor involved); the occurrence as it is now.
+pub async fn fail(machine: &StateMachine, major: LcmMajor, id: &str) -> Result<OpOccRecord, CoreError> {
+    let lookup = id.to_owned();
+    let mut op = db_run(&machine.db, move |conn| load_op(conn, major, &lookup)).await?;
+    if op.state() != FAILED_TEMP || op.pending_action.is_some() {
+        return Err(not_failed_temp(id));
+    }
+    if !machine.transition(major, &mut op, None, StateChange::to(FAILED), None).await? {
+        return Err(not_failed_temp(id));
+    }
+    Ok(op)
+}
+
+/// Cancel (SOL003): an unclaimed STARTING occurrence is rolled back at once; otherwise the
+/// running conductor sees `isCancelPending` between steps and moves PROCESSING /
+/// ROLLING_BACK to FAILED_TEMP (STARTING to ROLLED_BACK).
+pub async fn cancel(machine: &StateMachine, major: LcmMajor, id: &str, mode: &str) -> Result<(), CoreError> {
+    let lookup = id.to_owned();
+    let mut op = db_run(&machine.db, move |conn| load_op(conn, major, &lookup)).await?;
+    let current = op.state().to_owned();
+    if !is_running(&current) {
+        return Err(CoreError::Conflict(format!(
+            "LCM operation {id} is {current}; only STARTING, PROCESSING or ROLLING_BACK operations can be cancelled."
+        )));
+    }
+    if op.body["isCancelPending"] == true {
+        return Err(CoreError::Conflict(format!("LCM operation {id} is already being cancelled.")));
+    }
+    let changed = || CoreError::Conflict(format!("LCM operation {id} changed meanwhile; try again."));
+    if current == STARTING && op.owner.is_none() {
+        // Not taken up yet: nobody else will touch it, finish it here.
+        let change = StateChange::to(ROLLED_BACK).with_error(409, CANCELLED);
+        return if machine.transition(major, &mut op, None, change, None).await? { Ok(()) } else { Err(changed()) };
+    }
+    op.body["isCancelPending"] = json!(true);
+    op.body["cancelMode"] = json!(mode);
+    let owner = op.owner.clone();
+    let marked = db_run(&machine.db, move |conn| {
+        lcm::update_op_guarded(conn, major, &op, owner.as_deref(), &current).map_err(CoreError::from)
+    })
+    .await;
+    if marked? { Ok(()) } else { Err(changed()) }
+}
