@@ -189,7 +189,7 @@ impl LcmOperation {
             ChangeVnfpkg => {
                 let vnfd_id = params["vnfdId"].as_str().unwrap_or_default();
                 let (record, contents) = enabled_package(conn, vnfd_id)?;
-                planner.change_vnfpkg(record, contents)?
+                planner.change_vnfpkg(record, &contents)?
             }
             ModifyInfo => {
                 // A named package must be usable even when it is the current one.
@@ -300,7 +300,7 @@ impl OperationPlan {
             return Ok(Self::without_infra(instance.clone(), None));
         }
         let (work, deployment) = if instance["instantiationState"] == "INSTANTIATED" {
-            (InfraWork::Realize, Some(recorded_plan(vnfd, instance).map_err(unprocessable)?))
+            (InfraWork::Realize, Some(recorded_plan(vnfd, instance).map_err(|error| CoreError::Unprocessable(error.to_string()))?))
         } else {
             (InfraWork::Teardown, None)
         };
@@ -374,12 +374,11 @@ fn set_private(document: &mut Value, key: &str, value: Value) {
     }
 }
 
-fn bad_request(error: PlanError) -> CoreError {
-    CoreError::BadRequest(error.to_string())
-}
-
-fn unprocessable(error: PlanError) -> CoreError {
-    CoreError::Unprocessable(error.to_string())
+/// A request the VNFD cannot satisfy is the client's mistake.
+impl From<PlanError> for CoreError {
+    fn from(error: PlanError) -> Self {
+        CoreError::BadRequest(error.to_string())
+    }
 }
 
 fn not_operational(vnfd_id: Option<&str>) -> CoreError {
@@ -489,7 +488,7 @@ impl Planner<'_> {
         let ext = ExtConnectivity::from_params(params);
         let flavour_id = params["flavourId"].as_str().unwrap_or_default();
         let deployment = plan::for_instantiation(vnfd, flavour_id, params["instantiationLevelId"].as_str(), &ext)
-            .map_err(bad_request)?;
+            ?;
         self.record_ext(&ext);
         self.target["instantiationState"] = json!("INSTANTIATED");
         let mut info = json!({});
@@ -512,7 +511,7 @@ impl Planner<'_> {
     }
 
     fn scale(self, vnfd: &Vnfd, to_level: bool) -> Result<OperationPlan, CoreError> {
-        let flavour = plan::flavour(vnfd, self.flavour_id()).map_err(bad_request)?;
+        let flavour = plan::flavour(vnfd, self.flavour_id())?;
         let info = self.info();
         let current = plan::current_levels(info);
         let levels = if to_level {
@@ -520,12 +519,12 @@ impl Planner<'_> {
         } else {
             plan::scaled_levels(flavour, &current, self.params)
         }
-        .map_err(bad_request)?;
+        ?;
         let counts = match self.params["instantiationLevelId"].as_str() {
             Some(level) if to_level => flavour.initial_vdu_instances(Some(level)).unwrap_or_default(),
             _ => plan::rescaled_counts(flavour, &plan::current_counts(info), &current, &levels),
         };
-        let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance)).map_err(bad_request)?;
+        let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance))?;
         Ok(self.realize(deployment))
     }
 
@@ -560,7 +559,7 @@ impl Planner<'_> {
             })
             .map(str::to_owned)
             .collect();
-        let deployment = recorded_plan(vnfd, self.instance).map_err(bad_request)?;
+        let deployment = recorded_plan(vnfd, self.instance)?;
         Ok(self.finish(Some(InfraWork::Heal { vnfc_resource_ids }), Some(deployment)))
     }
 
@@ -570,7 +569,7 @@ impl Planner<'_> {
         if target == current {
             return Err(CoreError::Conflict(format!("The VNF is already {current}.")));
         }
-        let deployment = recorded_plan(vnfd, self.instance).map_err(bad_request)?;
+        let deployment = recorded_plan(vnfd, self.instance)?;
         Ok(self.finish(Some(InfraWork::Operate { change_state_to: target }), Some(deployment)))
     }
 
@@ -581,7 +580,7 @@ impl Planner<'_> {
         }
         let level = self.params["instantiationLevelId"].as_str();
         let deployment =
-            plan::for_instantiation(vnfd, flavour_id, level, &recorded_ext(self.instance)).map_err(bad_request)?;
+            plan::for_instantiation(vnfd, flavour_id, level, &recorded_ext(self.instance))?;
         Ok(self.realize(deployment))
     }
 
@@ -589,17 +588,17 @@ impl Planner<'_> {
         let params = self.params;
         self.shapes.merge_vim_connections(&mut self.target, &params["vimConnectionInfo"]);
         let ext = ExtConnectivity::from_params(params);
-        let flavour = plan::flavour(vnfd, self.flavour_id()).map_err(bad_request)?;
+        let flavour = plan::flavour(vnfd, self.flavour_id())?;
         let info = self.info();
         let deployment =
-            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &ext).map_err(bad_request)?;
+            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &ext)?;
         self.record_ext(&ext);
         let mut plan = self.realize(deployment);
         plan.changes_ext_connectivity = true;
         Ok(plan)
     }
 
-    fn change_vnfpkg(mut self, record: PackageRecord, contents: PackageContents) -> Result<OperationPlan, CoreError> {
+    fn change_vnfpkg(mut self, record: PackageRecord, contents: &PackageContents) -> Result<OperationPlan, CoreError> {
         let flavour_id = self.flavour_id().to_owned();
         let vnfd_id = &contents.vnfd.descriptor_id;
         let Some(flavour) = contents.vnfd.flavour(&flavour_id) else {
@@ -610,7 +609,7 @@ impl Planner<'_> {
         let info = self.info();
         let deployment =
             plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(self.instance))
-                .map_err(bad_request)?;
+                ?;
         let identity = package_identity(&contents.vnfd);
         merge_patch(&mut self.target, &identity);
         self.package = Some(record.id);
