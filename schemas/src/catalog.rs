@@ -1,4 +1,5 @@
-//! The versions built into this release and where their dictionaries come from.
+//! The versions built into this release, where their dictionaries come from, and
+//! [`Registry::builtin`], which compiles them.
 //!
 //! Adding a minor: write `data/<api>/<version>.delta.json` against the newest minor of its major,
 //! add a line below, run `SOLGATE_BLESS=1 cargo test -p solgate-schemas published_versions_are_frozen`
@@ -9,13 +10,8 @@ use std::sync::Arc;
 use crate::delta::Delta;
 use crate::dictionary::Dictionary;
 use crate::document::VersionDocument;
-use crate::registry::{Api, MajorInfo, RegistryError, VersionEntry};
+use crate::registry::{Api, MajorInfo, Registry, RegistryError, VersionEntry};
 use crate::version::ApiVersionId;
-
-pub(crate) struct Catalog {
-    pub majors: Vec<MajorInfo>,
-    pub versions: Vec<VersionEntry>,
-}
 
 /// Where a version's schemas come from.
 #[derive(Clone, Copy)]
@@ -38,7 +34,7 @@ pub(crate) const PUBLISHED: &[Published] = &[
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(1, 3, 0),
-        // VNF LCM API 1.3.0 of SOL003 V2.6.1, as Tacker serves it under /vnflcm/v1 (tacker-behaviour.md 1).
+        // VNF LCM API 1.3.0 of SOL003 V2.6.1, as Tacker serves it under /vnflcm/v1 (../shared/reference/tacker-behaviour.md 1).
         etsi_document: "ETSI GS NFV-SOL 003 V2.6.1",
         source: Source::Full(include_str!("../data/vnflcm/1.3.0.json")),
     },
@@ -70,33 +66,36 @@ pub(crate) const PUBLISHED: &[Published] = &[
     },
 ];
 
-pub(crate) fn builtin() -> Result<Catalog, RegistryError> {
-    let majors = vec![
-        MajorInfo { api: Api::Vnflcm, major: 1, version_header_required: false },
-        MajorInfo { api: Api::Vnflcm, major: 2, version_header_required: true },
-        MajorInfo { api: Api::Vnfpkgm, major: 1, version_header_required: false },
-    ];
-    let mut versions: Vec<VersionEntry> = Vec::new();
-    for published in PUBLISHED {
-        let document = load(published, &versions)?;
-        let dictionary = Dictionary::compile(document).map_err(|(operation, reason)| RegistryError::Schema {
-            api: published.api,
-            version: published.version.to_string(),
-            operation,
-            reason,
-        })?;
-        versions.push(VersionEntry {
-            api: published.api,
-            version: published.version,
-            etsi_document: published.etsi_document,
-            is_deprecated: false,
-            deprecated_since: None,
-            retirement_date: None,
-            retired: false,
-            dictionary: Arc::new(dictionary),
-        });
+impl Registry {
+    /// The versions built into this release, with their compiled schema dictionaries.
+    pub fn builtin() -> Result<Registry, RegistryError> {
+        let majors = vec![
+            MajorInfo { api: Api::Vnflcm, major: 1, version_header_required: false },
+            MajorInfo { api: Api::Vnflcm, major: 2, version_header_required: true },
+            MajorInfo { api: Api::Vnfpkgm, major: 1, version_header_required: false },
+        ];
+        let mut versions: Vec<VersionEntry> = Vec::new();
+        for published in PUBLISHED {
+            let document = load(published, &versions)?;
+            let dictionary = Dictionary::compile(document).map_err(|(operation, reason)| RegistryError::Schema {
+                api: published.api,
+                version: published.version.to_string(),
+                operation,
+                reason,
+            })?;
+            versions.push(VersionEntry {
+                api: published.api,
+                version: published.version,
+                etsi_document: published.etsi_document,
+                is_deprecated: false,
+                deprecated_since: None,
+                retirement_date: None,
+                retired: false,
+                dictionary: Arc::new(dictionary),
+            });
+        }
+        Ok(Registry::from_entries(majors, versions))
     }
-    Ok(Catalog { majors, versions })
 }
 
 fn load(published: &Published, built: &[VersionEntry]) -> Result<VersionDocument, RegistryError> {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::catalog;
 use crate::dictionary::Dictionary;
 use crate::version::{ApiVersionId, VersionParseError};
 
@@ -145,17 +144,19 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// The versions built into this release, with their compiled schema dictionaries.
-    pub fn builtin() -> Result<Registry, RegistryError> {
-        let catalog = catalog::builtin()?;
+    // `Registry::builtin` lives in `catalog`, next to the version list it reads, so that
+    // this module does not import `catalog` (which imports this one).
+
+    /// A registry of `entries` (in any order) and their `majors`.
+    pub(crate) fn from_entries(majors: Vec<MajorInfo>, entries: Vec<VersionEntry>) -> Registry {
         let mut versions: BTreeMap<(Api, u64), Vec<VersionEntry>> = BTreeMap::new();
-        for entry in catalog.versions {
+        for entry in entries {
             versions.entry((entry.api, entry.major())).or_default().push(entry);
         }
         for list in versions.values_mut() {
             list.sort_by_key(|entry| entry.version);
         }
-        Ok(Registry { majors: catalog.majors, versions })
+        Registry { majors, versions }
     }
 
     /// Applies operator policies (deprecation, retirement). Unknown versions are an error,

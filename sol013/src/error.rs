@@ -26,7 +26,7 @@ pub enum Sol013Error {
     #[error("Only one value is allowed for op {0}")]
     OnlyOneValue(String),
     /// The attribute path is malformed or names an attribute the resource does not define.
-    /// Tacker answers `200 []` for unknown attributes (tacker-behaviour.md §16 row 18).
+    /// Tacker answers `200 []` for unknown attributes (../shared/reference/tacker-behaviour.md §16 row 18).
     #[error("AttrName {0} is invalid")]
     InvalidAttrName(String),
     /// The attribute exists but is an object or map, which no value can be compared with.
@@ -46,7 +46,7 @@ pub enum Sol013Error {
     #[error("Attribute selector expression is invalid.")]
     InvalidSelector,
     /// fields / exclude_fields names an attribute the resource does not define
-    /// (Tacker: 500 or unchecked, tacker-behaviour.md §16 row 28).
+    /// (Tacker: 500 or unchecked, ../shared/reference/tacker-behaviour.md §16 row 28).
     #[error("Attribute selector expression is invalid. Attribute {0} is not defined for this resource.")]
     UnknownSelectorAttr(String),
     /// A selector parameter with a value it does not take (`all_fields=false`, `fields=`).
@@ -60,7 +60,7 @@ pub enum Sol013Error {
     #[error("Query string is not valid UTF-8 after percent-decoding.")]
     QueryEncoding,
     /// A nextpage_opaque_marker this producer did not issue (Tacker: `200 []` on some lists,
-    /// tacker-behaviour.md §16 row 17).
+    /// ../shared/reference/tacker-behaviour.md §16 row 17).
     #[error("Paging marker value {0} is invalid.")]
     InvalidMarker(String),
 }

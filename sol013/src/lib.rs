@@ -13,6 +13,7 @@ pub mod error;
 pub mod filter;
 pub mod merge_patch;
 pub mod paging;
+mod params;
 pub mod problem;
 pub mod query;
 pub mod selector;

@@ -7,7 +7,7 @@ use percent_encoding::{AsciiSet, CONTROLS, NON_ALPHANUMERIC, utf8_percent_encode
 use serde::{Deserialize, Serialize};
 
 use crate::error::Sol013Error;
-use crate::query::{NEXTPAGE_OPAQUE_MARKER, QueryPair, canonical_key};
+use crate::params::{NEXTPAGE_OPAQUE_MARKER, QueryPair, canonical_key};
 
 /// Markers longer than this were not produced by [`PageMarker::encode`] for any sane id.
 const MAX_MARKER_LEN: usize = 2048;
@@ -15,7 +15,7 @@ const MAX_MARKER_LEN: usize = 2048;
 /// Where the next page starts, and the selector flags a client may lose between pages.
 ///
 /// python-tackerclient re-issues the next page from the `Link` query via `parse_qs`, which
-/// drops bare keys (clients.md §6), so `?all_fields` would silently turn into the default
+/// drops bare keys (../shared/reference/clients.md §6), so `?all_fields` would silently turn into the default
 /// view on page 2; the marker carries those flags instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageMarker {
@@ -58,7 +58,7 @@ impl PageMarker {
 
     /// Reads a marker; anything [`PageMarker::encode`] did not produce (other encodings of
     /// the same data included) is 400 "Paging marker value X is invalid." rather than
-    /// Tacker's silent `200 []` (tacker-behaviour.md §16 row 17).
+    /// Tacker's silent `200 []` (../shared/reference/tacker-behaviour.md §16 row 17).
     pub fn decode(text: &str) -> Result<Self, Sol013Error> {
         let invalid = || Sol013Error::InvalidMarker(text.to_owned());
         if text.is_empty() || text.len() > MAX_MARKER_LEN {
@@ -88,7 +88,7 @@ const PATH: &AsciiSet =
 /// path prefix; a trailing `/` is fine) and `path` the decoded resource path
 /// (`/vnflcm/v2/vnf_instances`). The query keeps every parameter of `pairs` in order, bare
 /// keys bare, with `nextpage_opaque_marker` replaced in place or appended. One link per
-/// header value: python-tackerclient reads `Link` with greedy patterns (clients.md §6).
+/// header value: python-tackerclient reads `Link` with greedy patterns (../shared/reference/clients.md §6).
 pub fn next_link(public_base: &str, path: &str, pairs: &[QueryPair], marker: &PageMarker) -> String {
     let encoded_marker = marker.encode();
     let mut query: Vec<String> = Vec::with_capacity(pairs.len() + 1);
@@ -118,7 +118,7 @@ pub fn next_link(public_base: &str, path: &str, pairs: &[QueryPair], marker: &Pa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::parse_query;
+    use crate::params::parse_query;
 
     fn pair(key: &str, value: Option<&str>) -> QueryPair {
         (key.to_owned(), value.map(str::to_owned))

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// Content type of an error body (RFC 7807). python-tackerclient decodes it like
-/// `application/json` (clients.md §6).
+/// `application/json` (../shared/reference/clients.md §6).
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 /// Members defined by RFC 7807; an extension member may not reuse them.

@@ -1,5 +1,5 @@
 //! Attribute selectors (SOL013 clause 5.3): `all_fields`, `fields`, `exclude_fields`,
-//! `exclude_default`, with the outcomes of tacker-behaviour.md §12.2:
+//! `exclude_default`, with the outcomes of ../shared/reference/tacker-behaviour.md §12.2:
 //!
 //! | Request                      | Response contains                                        |
 //! |------------------------------|----------------------------------------------------------|
@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::attributes::{AttrPath, PathSegment, resolve};
 use crate::error::Sol013Error;
-use crate::query::{ALL_FIELDS, EXCLUDE_DEFAULT, EXCLUDE_FIELDS, FIELDS, QueryPair, canonical_key, single_param};
+use crate::params::{ALL_FIELDS, EXCLUDE_DEFAULT, EXCLUDE_FIELDS, FIELDS, QueryPair, canonical_key, single_param};
 
 /// What a resource type says about selectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,7 +276,7 @@ fn project(value: &mut Value, paths: &[&[PathSegment]]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::parse_query;
+    use crate::params::parse_query;
     use crate::test_fixtures::{instantiated_vnf_instance, vnf_instance_schema};
     use serde_json::json;
 
