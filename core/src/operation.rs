@@ -43,87 +43,73 @@ pub enum Precondition {
 
 use LcmOperation::*;
 
+/// The fixed facts of an operation: one row each.
+struct Row {
+    operation: LcmOperation,
+    /// The SOL003 LcmOperationType.
+    name: &'static str,
+    /// The schema of the request body.
+    request_schema: &'static str,
+    /// The task resource under `vnf_instances/{id}/` (MODIFY_INFO is a PATCH of the
+    /// instance itself).
+    task_path: Option<&'static str>,
+    /// The key of the task in VnfInstance `_links` (SOL003 v3.3.1 has none for
+    /// change_vnfpkg).
+    link_name: Option<&'static str>,
+}
+
+#[rustfmt::skip]
+const ROWS: [Row; 10] = [
+    Row { operation: Instantiate, name: "INSTANTIATE", request_schema: "InstantiateVnfRequest", task_path: Some("instantiate"), link_name: Some("instantiate") },
+    Row { operation: Terminate, name: "TERMINATE", request_schema: "TerminateVnfRequest", task_path: Some("terminate"), link_name: Some("terminate") },
+    Row { operation: Scale, name: "SCALE", request_schema: "ScaleVnfRequest", task_path: Some("scale"), link_name: Some("scale") },
+    Row { operation: ScaleToLevel, name: "SCALE_TO_LEVEL", request_schema: "ScaleVnfToLevelRequest", task_path: Some("scale_to_level"), link_name: Some("scaleToLevel") },
+    Row { operation: Heal, name: "HEAL", request_schema: "HealVnfRequest", task_path: Some("heal"), link_name: Some("heal") },
+    Row { operation: ChangeFlavour, name: "CHANGE_FLAVOUR", request_schema: "ChangeVnfFlavourRequest", task_path: Some("change_flavour"), link_name: Some("changeFlavour") },
+    Row { operation: Operate, name: "OPERATE", request_schema: "OperateVnfRequest", task_path: Some("operate"), link_name: Some("operate") },
+    Row { operation: ChangeExtConn, name: "CHANGE_EXT_CONN", request_schema: "ChangeExtVnfConnectivityRequest", task_path: Some("change_ext_conn"), link_name: Some("changeExtConn") },
+    Row { operation: ChangeVnfpkg, name: "CHANGE_VNFPKG", request_schema: "ChangeCurrentVnfPkgRequest", task_path: Some("change_vnfpkg"), link_name: None },
+    Row { operation: ModifyInfo, name: "MODIFY_INFO", request_schema: "VnfInfoModificationRequest", task_path: None, link_name: None },
+];
+
 impl LcmOperation {
-    pub const ALL: [LcmOperation; 10] = [
-        Instantiate,
-        Terminate,
-        Scale,
-        ScaleToLevel,
-        Heal,
-        ChangeFlavour,
-        Operate,
-        ChangeExtConn,
-        ChangeVnfpkg,
-        ModifyInfo,
-    ];
+    pub const ALL: [LcmOperation; 10] = {
+        let mut all = [Instantiate; 10];
+        let mut index = 0;
+        while index < ROWS.len() {
+            all[index] = ROWS[index].operation;
+            index += 1;
+        }
+        all
+    };
+
+    fn row(self) -> &'static Row {
+        // ROWS holds every variant (`every_operation_has_one_row`).
+        &ROWS[self as usize]
+    }
 
     /// The SOL003 LcmOperationType.
     pub fn name(self) -> &'static str {
-        match self {
-            Instantiate => "INSTANTIATE",
-            Terminate => "TERMINATE",
-            Scale => "SCALE",
-            ScaleToLevel => "SCALE_TO_LEVEL",
-            Heal => "HEAL",
-            ChangeFlavour => "CHANGE_FLAVOUR",
-            Operate => "OPERATE",
-            ChangeExtConn => "CHANGE_EXT_CONN",
-            ChangeVnfpkg => "CHANGE_VNFPKG",
-            ModifyInfo => "MODIFY_INFO",
-        }
+        self.row().name
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|operation| operation.name() == name)
+        ROWS.iter().find(|row| row.name == name).map(|row| row.operation)
     }
 
     /// The schema of the request body.
     pub fn request_schema(self) -> &'static str {
-        match self {
-            Instantiate => "InstantiateVnfRequest",
-            Terminate => "TerminateVnfRequest",
-            Scale => "ScaleVnfRequest",
-            ScaleToLevel => "ScaleVnfToLevelRequest",
-            Heal => "HealVnfRequest",
-            ChangeFlavour => "ChangeVnfFlavourRequest",
-            Operate => "OperateVnfRequest",
-            ChangeExtConn => "ChangeExtVnfConnectivityRequest",
-            ChangeVnfpkg => "ChangeCurrentVnfPkgRequest",
-            ModifyInfo => "VnfInfoModificationRequest",
-        }
+        self.row().request_schema
     }
 
-    /// The task resource under `vnf_instances/{id}/` (MODIFY_INFO is a PATCH of the
-    /// instance itself).
+    /// The task resource under `vnf_instances/{id}/`.
     pub fn task_path(self) -> Option<&'static str> {
-        match self {
-            Instantiate => Some("instantiate"),
-            Terminate => Some("terminate"),
-            Scale => Some("scale"),
-            ScaleToLevel => Some("scale_to_level"),
-            Heal => Some("heal"),
-            ChangeFlavour => Some("change_flavour"),
-            Operate => Some("operate"),
-            ChangeExtConn => Some("change_ext_conn"),
-            ChangeVnfpkg => Some("change_vnfpkg"),
-            ModifyInfo => None,
-        }
+        self.row().task_path
     }
 
-    /// The key of the task in VnfInstance `_links` (SOL003 v3.3.1 has no link for
-    /// change_vnfpkg).
+    /// The key of the task in VnfInstance `_links`.
     pub fn link_name(self) -> Option<&'static str> {
-        match self {
-            Instantiate => Some("instantiate"),
-            Terminate => Some("terminate"),
-            Scale => Some("scale"),
-            ScaleToLevel => Some("scaleToLevel"),
-            Heal => Some("heal"),
-            ChangeFlavour => Some("changeFlavour"),
-            Operate => Some("operate"),
-            ChangeExtConn => Some("changeExtConn"),
-            ChangeVnfpkg | ModifyInfo => None,
-        }
+        self.row().link_name
     }
 
     /// Whether the API major has the operation (SOL003 v2.6.1 has no change_vnfpkg).
@@ -300,7 +286,10 @@ impl OperationPlan {
             return Ok(Self::without_infra(instance.clone(), None));
         }
         let (work, deployment) = if instance["instantiationState"] == "INSTANTIATED" {
-            (InfraWork::Realize, Some(recorded_plan(vnfd, instance).map_err(|error| CoreError::Unprocessable(error.to_string()))?))
+            (
+                InfraWork::Realize,
+                Some(recorded_plan(vnfd, instance).map_err(|error| CoreError::Unprocessable(error.to_string()))?),
+            )
         } else {
             (InfraWork::Teardown, None)
         };
@@ -487,8 +476,7 @@ impl Planner<'_> {
         }
         let ext = ExtConnectivity::from_params(params);
         let flavour_id = params["flavourId"].as_str().unwrap_or_default();
-        let deployment = plan::for_instantiation(vnfd, flavour_id, params["instantiationLevelId"].as_str(), &ext)
-            ?;
+        let deployment = plan::for_instantiation(vnfd, flavour_id, params["instantiationLevelId"].as_str(), &ext)?;
         self.record_ext(&ext);
         self.target["instantiationState"] = json!("INSTANTIATED");
         let mut info = json!({});
@@ -518,8 +506,7 @@ impl Planner<'_> {
             plan::levels_to(flavour, &current, self.params)
         } else {
             plan::scaled_levels(flavour, &current, self.params)
-        }
-        ?;
+        }?;
         let counts = match self.params["instantiationLevelId"].as_str() {
             Some(level) if to_level => flavour.initial_vdu_instances(Some(level)).unwrap_or_default(),
             _ => plan::rescaled_counts(flavour, &plan::current_counts(info), &current, &levels),
@@ -579,8 +566,7 @@ impl Planner<'_> {
             return Err(CoreError::BadRequest(format!("The VNF instance already has flavour {flavour_id}.")));
         }
         let level = self.params["instantiationLevelId"].as_str();
-        let deployment =
-            plan::for_instantiation(vnfd, flavour_id, level, &recorded_ext(self.instance))?;
+        let deployment = plan::for_instantiation(vnfd, flavour_id, level, &recorded_ext(self.instance))?;
         Ok(self.realize(deployment))
     }
 
@@ -590,8 +576,7 @@ impl Planner<'_> {
         let ext = ExtConnectivity::from_params(params);
         let flavour = plan::flavour(vnfd, self.flavour_id())?;
         let info = self.info();
-        let deployment =
-            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &ext)?;
+        let deployment = plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &ext)?;
         self.record_ext(&ext);
         let mut plan = self.realize(deployment);
         plan.changes_ext_connectivity = true;
@@ -608,8 +593,7 @@ impl Planner<'_> {
         };
         let info = self.info();
         let deployment =
-            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(self.instance))
-                ?;
+            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(self.instance))?;
         let identity = package_identity(&contents.vnfd);
         merge_patch(&mut self.target, &identity);
         self.package = Some(record.id);
@@ -686,6 +670,9 @@ mod tests {
 
     #[test]
     fn every_operation_has_one_row() {
+        for (index, row) in ROWS.iter().enumerate() {
+            assert_eq!(row.operation as usize, index, "ROWS follows the enum's order");
+        }
         for operation in LcmOperation::ALL {
             assert_eq!(LcmOperation::from_name(operation.name()), Some(operation));
             assert!(operation.request_schema().ends_with("Request"), "{operation:?}");
