@@ -4,10 +4,13 @@
 
 pub mod infra;
 pub mod local;
+mod run;
 pub mod settings;
 
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
 mod secret;
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+mod vim_info;
 
 #[cfg(feature = "openstack")]
 pub mod openstack;

@@ -22,6 +22,7 @@ use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_LOCAL,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
+use crate::run::{check_cancelled, failed};
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", default)]
@@ -51,7 +52,8 @@ pub struct LocalVim {
     pub default_delay: Duration,
 }
 
-struct Run<'c, 'a> {
+/// One run of an action on the simulated VIM.
+struct SimulatedRun<'c, 'a> {
     ctx: &'c InfraContext<'a>,
     faults: FaultInjection,
     delay: Duration,
@@ -59,27 +61,20 @@ struct Run<'c, 'a> {
     inventory: Inventory,
 }
 
-impl Run<'_, '_> {
+impl SimulatedRun<'_, '_> {
     /// Before each step: wait, honour cancellation, fail if injected.
     async fn step(&mut self, name: &str) -> Result<(), DriverError> {
         if !self.delay.is_zero() {
             tokio::time::sleep(self.delay).await;
         }
-        if (self.ctx.cancelled)() {
-            let mut error =
-                DriverError::new(format!("cancelled before step {name}")).with_partial(self.inventory.clone());
-            error.cancelled = true;
-            return Err(error);
-        }
+        check_cancelled(self.ctx.cancelled, &format!("step {name}"))
+            .map_err(|halt| halt.into_error(self.inventory.clone()))?;
         if self.faults.fail_at.as_deref() == Some(name) {
             let attempts = self.faults.fail_attempts.unwrap_or(u32::MAX);
             if self.ctx.attempt <= attempts {
                 if self.steps_seen >= self.faults.fail_after {
-                    return Err(DriverError::new(format!(
-                        "local VIM: injected failure at step {name} (attempt {})",
-                        self.ctx.attempt
-                    ))
-                    .with_partial(self.inventory.clone()));
+                    let message = format!("local VIM: injected failure at step {name} (attempt {})", self.ctx.attempt);
+                    return Err(failed(message).into_error(self.inventory.clone()));
                 }
                 self.steps_seen += 1;
             }
@@ -231,7 +226,7 @@ impl InfraDriver for LocalVim {
             let faults = FaultInjection::from_context(&ctx)?;
             let delay = faults.delay_ms.map(Duration::from_millis).unwrap_or(self.default_delay);
             let inventory = ctx.current.clone();
-            let mut run = Run { ctx: &ctx, faults, delay, steps_seen: 0, inventory };
+            let mut run = SimulatedRun { ctx: &ctx, faults, delay, steps_seen: 0, inventory };
             match action {
                 InfraAction::Realize { plan } => run.realize(plan).await?,
                 InfraAction::Heal { vnfc_ids, .. } => run.heal(vnfc_ids).await?,

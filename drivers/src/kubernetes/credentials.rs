@@ -5,9 +5,11 @@ use url::Url;
 
 use super::http::{Auth, Secret, TlsSettings};
 use super::{KubernetesError, Result};
+use crate::infra::VimConnection;
+use crate::vim_info::interface_and_access;
 
 /// `vimConnectionInfo.vimType` of a Kubernetes VIM (ETSI NFV registry).
-pub const VIM_TYPE: &str = "ETSINFV.KUBERNETES.V_1";
+pub const VIM_TYPE: &str = crate::infra::VIM_TYPE_KUBERNETES;
 /// Tacker's legacy value, which Tacker rewrites to [`VIM_TYPE`].
 pub const LEGACY_VIM_TYPE: &str = "kubernetes";
 
@@ -46,21 +48,13 @@ impl VimCredentials {
     }
 
     /// Reads a SOL003 `VimConnectionInfo` (v1 list item or v2 map value).
-    pub fn from_vim_connection_info(vim: &Value) -> Result<Self> {
-        if let Some(vim_type) = vim.get("vimType").and_then(Value::as_str)
-            && vim_type != VIM_TYPE
-            && vim_type != LEGACY_VIM_TYPE
-        {
-            return Err(invalid(format!("vimType is '{vim_type}', expected '{VIM_TYPE}'")));
-        }
-        let interface = vim.get("interfaceInfo").unwrap_or(&Value::Null);
-        let access = vim.get("accessInfo").filter(|a| a.is_object()).ok_or_else(|| invalid("accessInfo is missing"))?;
-        let endpoint = string_at(interface, "endpoint").ok_or_else(|| invalid("interfaceInfo.endpoint is missing"))?;
+    pub fn from_vim_connection(vim: &VimConnection) -> Result<Self> {
+        let (interface, access) = interface_and_access(vim, VIM_TYPE).map_err(invalid)?;
+        let endpoint = interface.required(&["endpoint"]).map_err(invalid)?;
 
-        let auth = if let Some(token) = string_at(access, "bearer_token") {
+        let auth = if let Some(token) = access.string(&["bearer_token"]) {
             Auth::Bearer(Secret::new(token))
-        } else if let (Some(username), Some(password)) = (string_at(access, "username"), string_at(access, "password"))
-        {
+        } else if let (Some(username), Some(password)) = (access.string(&["username"]), access.string(&["password"])) {
             if access.get("oidc_token_url").is_some() {
                 return Err(invalid("accessInfo.oidc_token_url (OpenID Connect) is not supported; use bearer_token"));
             }
@@ -69,19 +63,19 @@ impl VimCredentials {
             return Err(invalid("accessInfo.bearer_token is missing"));
         };
         let namespace = vim
-            .pointer("/extra/namespace")
+            .extra
+            .get("namespace")
             .and_then(Value::as_str)
             .filter(|ns| !ns.is_empty())
             .unwrap_or(DEFAULT_NAMESPACE)
             .to_owned();
-        let skip_verification = matches!(interface.get("skipCertificateVerification"), Some(Value::Bool(true)));
         Ok(Self {
             endpoint: api_server_url(&endpoint)?,
             auth,
             namespace,
             tls: TlsSettings {
-                ca_cert: string_at(interface, "ssl_ca_cert").or_else(|| string_at(access, "ssl_ca_cert")),
-                skip_certificate_verification: skip_verification,
+                ca_cert: interface.string(&["ssl_ca_cert"]).or_else(|| access.string(&["ssl_ca_cert"])),
+                skip_certificate_verification: interface.flag("skipCertificateVerification"),
             },
         })
     }
@@ -102,10 +96,6 @@ fn invalid(msg: impl Into<String>) -> KubernetesError {
     KubernetesError::InvalidVimConnectionInfo(msg.into())
 }
 
-fn string_at(obj: &Value, key: &str) -> Option<String> {
-    obj.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned)
-}
-
 fn api_server_url(endpoint: &str) -> Result<Url> {
     let url = Url::parse(endpoint.trim()).map_err(|e| invalid(format!("interfaceInfo.endpoint: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
@@ -120,20 +110,22 @@ mod tests {
 
     use super::*;
 
-    fn sol003_vim() -> Value {
-        // Shape written by Tacker's vim_utils.vim_to_conn_info for a bearer-token VIM.
-        json!({
-            "vimId": "8a3adb69-0784-43c7-833e-aab0b6ab4470",
-            "vimType": "kubernetes",
-            "interfaceInfo": {"endpoint": "http://192.0.2.20:6443", "ssl_ca_cert": "-----BEGIN CERTIFICATE----- x -----END CERTIFICATE-----"},
-            "accessInfo": {"bearer_token": "secret_token"},
-            "extra": {"namespace": "vnf-ns"}
-        })
+    /// Shape written by Tacker's vim_utils.vim_to_conn_info for a bearer-token VIM.
+    fn sol003_vim() -> VimConnection {
+        VimConnection {
+            id: "vim-1".into(),
+            vim_id: Some("8a3adb69-0784-43c7-833e-aab0b6ab4470".into()),
+            vim_type: LEGACY_VIM_TYPE.into(),
+            interface_info: json!({"endpoint": "http://192.0.2.20:6443",
+                "ssl_ca_cert": "-----BEGIN CERTIFICATE----- x -----END CERTIFICATE-----"}),
+            access_info: json!({"bearer_token": "secret_token"}),
+            extra: json!({"namespace": "vnf-ns"}),
+        }
     }
 
     #[test]
     fn reads_bearer_token_ca_and_namespace() {
-        let creds = VimCredentials::from_vim_connection_info(&sol003_vim()).unwrap();
+        let creds = VimCredentials::from_vim_connection(&sol003_vim()).unwrap();
         assert_eq!(creds.endpoint.as_str(), "http://192.0.2.20:6443/");
         assert_eq!(creds.namespace, "vnf-ns");
         assert!(creds.tls.ca_cert.is_some());
@@ -143,9 +135,13 @@ mod tests {
 
     #[test]
     fn namespace_defaults_to_default_and_basic_auth_is_accepted() {
-        let vim = json!({"vimType": "ETSINFV.KUBERNETES.V_1", "interfaceInfo": {"endpoint": "http://k8s:6443"},
-            "accessInfo": {"username": "admin", "password": "pw"}});
-        let creds = VimCredentials::from_vim_connection_info(&vim).unwrap();
+        let vim = VimConnection {
+            vim_type: VIM_TYPE.into(),
+            interface_info: json!({"endpoint": "http://k8s:6443"}),
+            access_info: json!({"username": "admin", "password": "pw"}),
+            ..VimConnection::default()
+        };
+        let creds = VimCredentials::from_vim_connection(&vim).unwrap();
         assert_eq!(creds.namespace, "default");
         assert!(matches!(&creds.auth, Auth::Basic { username, .. } if username == "admin"));
     }
@@ -153,19 +149,19 @@ mod tests {
     #[test]
     fn missing_or_foreign_values_are_named() {
         let mut vim = sol003_vim();
-        vim["accessInfo"] = json!({});
+        vim.access_info = json!({});
         assert_eq!(
-            VimCredentials::from_vim_connection_info(&vim).unwrap_err().to_string(),
+            VimCredentials::from_vim_connection(&vim).unwrap_err().to_string(),
             "invalid vimConnectionInfo: accessInfo.bearer_token is missing"
         );
         let mut vim = sol003_vim();
-        vim["interfaceInfo"] = json!({});
+        vim.interface_info = json!({});
         assert_eq!(
-            VimCredentials::from_vim_connection_info(&vim).unwrap_err().to_string(),
+            VimCredentials::from_vim_connection(&vim).unwrap_err().to_string(),
             "invalid vimConnectionInfo: interfaceInfo.endpoint is missing"
         );
         let mut vim = sol003_vim();
-        vim["vimType"] = json!("ETSINFV.OPENSTACK_KEYSTONE.V_3");
-        assert!(VimCredentials::from_vim_connection_info(&vim).unwrap_err().to_string().contains("vimType"));
+        vim.vim_type = "ETSINFV.OPENSTACK_KEYSTONE.V_3".into();
+        assert!(VimCredentials::from_vim_connection(&vim).unwrap_err().to_string().contains("vimType"));
     }
 }

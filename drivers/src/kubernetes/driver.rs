@@ -27,7 +27,6 @@
 //! `vim_state` holds the namespace, the def files, the applied objects and the VDU workloads.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -37,11 +36,12 @@ use serde_json::{Map, Value, json};
 use solgate_vnfpkg::Flavour;
 use tokio::time::Instant;
 
-use super::{KubernetesClient, KubernetesError, PodCondition, ResourceRef, VimCredentials, WaitOptions};
+use super::{KubernetesClient, PodCondition, ResourceRef, VimCredentials, WaitOptions};
 use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle,
     VIM_TYPE_KUBERNETES, VnfcResource,
 };
+use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vnfd_flavour};
 
 /// Label Tacker puts on every object of a VNF instance (kubernetes_resource.VNF_INSTANCE_ID_LABEL).
 pub const INSTANCE_LABEL: &str = "tacker_vnf_instance_id";
@@ -116,16 +116,6 @@ struct ClusterState {
     /// Replica counts to restore when a STOPPED VNF is started again.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     stopped_replicas: BTreeMap<String, u32>,
-}
-
-/// Why a run stopped early.
-enum Halt {
-    Cancelled(String),
-    Failed(String),
-}
-
-fn failed(message: impl Into<String>) -> Halt {
-    Halt::Failed(message.into())
 }
 
 /// A package path of a manifest, refused when it could leave the package.
@@ -203,79 +193,24 @@ fn pod_uid(pod: &Value) -> Option<&str> {
     pod.pointer("/metadata/uid").and_then(Value::as_str)
 }
 
-/// Resolves when `cancelled()` turns true (checked every `every`).
-async fn cancellation(cancelled: &(dyn Fn() -> bool + Send + Sync), every: Duration) {
-    while !cancelled() {
-        tokio::time::sleep(every).await;
-    }
-}
-
-struct Run<'c, 'a> {
+/// One run of an action against the VNF's objects in the cluster.
+struct KubernetesRun<'c, 'a> {
     driver: &'c KubernetesDriver,
     ctx: &'c InfraContext<'a>,
+    cancel: CancelGuard<'c>,
     client: KubernetesClient,
     state: ClusterState,
     inventory: Inventory,
 }
 
-impl Run<'_, '_> {
-    fn sync_vim_state(&mut self) {
-        self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
-    }
-
-    fn check_cancelled(&self, before: &str) -> Result<(), Halt> {
-        if (self.ctx.cancelled)() { Err(Halt::Cancelled(format!("cancelled before {before}"))) } else { Ok(()) }
-    }
-
-    /// Runs one API call or wait, abandoning it when the operation is cancelled.
-    async fn guard<T>(&self, what: &str, call: impl Future<Output = Result<T, KubernetesError>>) -> Result<T, Halt> {
-        self.check_cancelled(what)?;
-        tokio::select! {
-            biased;
-            result = call => result.map_err(|error| failed(format!("{what}: {error}"))),
-            () = cancellation(self.ctx.cancelled, self.driver.cancel_poll) => {
-                Err(Halt::Cancelled(format!("cancelled while {what}")))
-            }
-        }
-    }
-
+impl KubernetesRun<'_, '_> {
+    /// Waits one poll interval between two looks at the cluster.
     async fn pause(&self, what: &str) -> Result<(), Halt> {
-        let poll = self.driver.wait.poll_interval;
-        self.guard(what, async {
-            tokio::time::sleep(poll).await;
-            Ok(())
-        })
-        .await
+        self.cancel.pause(what, self.driver.wait.poll_interval).await
     }
 
     fn namespace_of<'w>(&'w self, workload: &'w Workload) -> &'w str {
         workload.object.namespace.as_deref().unwrap_or(&self.state.namespace)
-    }
-
-    fn flavour(&self, flavour_id: &str) -> Result<&Flavour, Halt> {
-        self.ctx.vnfd.flavour(flavour_id).ok_or_else(|| failed(format!("flavour {flavour_id} is not in the VNFD")))
-    }
-
-    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
-        self.check_cancelled("changing the Kubernetes objects")?;
-        let files = def_files(self.ctx.additional_params)?;
-        match files {
-            Some(files) => self.apply_files(files, plan).await?,
-            None if self.state.objects.is_empty() && !self.state.files.is_empty() => {
-                let files = self.state.files.clone();
-                self.apply_files(files, plan).await?;
-            }
-            None if self.state.objects.is_empty() => {
-                return Err(failed(format!(
-                    "additionalParams.{DEF_FILES_PARAM} must name the Kubernetes manifests of the VNF"
-                )));
-            }
-            None => self.scale_to(plan).await?,
-        }
-        let counts = plan.vdus.iter().map(|t| (t.vdu_id.clone(), t.count)).collect();
-        let pods = self.wait_vdus(&counts).await?;
-        self.map_pods(&pods);
-        Ok(())
     }
 
     /// Reads the manifests: the namespace settled, the instance label on every object.
@@ -320,7 +255,7 @@ impl Run<'_, '_> {
 
     async fn apply_files(&mut self, files: Vec<String>, plan: &DeploymentPlan) -> Result<(), Halt> {
         let mut objects = self.load_objects(&files)?;
-        let flavour = self.flavour(&plan.flavour_id)?.clone();
+        let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?.clone();
 
         let mut vdus: BTreeMap<String, usize> = BTreeMap::new();
         for (index, object) in objects.iter().enumerate() {
@@ -385,7 +320,7 @@ impl Run<'_, '_> {
         let mut applied = Vec::new();
         for object in &objects {
             let target = ResourceRef::from_object(object).map_err(|error| failed(error.to_string()))?;
-            self.guard(&format!("applying {target}"), self.client.apply(object)).await?;
+            self.cancel.guard(&format!("applying {target}"), self.client.apply(object)).await?;
             let reference = ObjectRef::from_resource(&target);
             if !recorded.contains(&reference) {
                 recorded.push(reference.clone());
@@ -397,7 +332,7 @@ impl Run<'_, '_> {
         // Objects the new manifests no longer have (change_vnfpkg) go.
         for stale in previous.iter().rev().filter(|o| !applied.contains(o)) {
             let target = stale.resource()?;
-            self.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+            self.cancel.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
         }
         self.state.objects = applied;
         self.state.vdus = workloads;
@@ -418,7 +353,7 @@ impl Run<'_, '_> {
                 continue;
             }
             let target = workload.object.resource()?;
-            self.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, count)).await?;
+            self.cancel.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, count)).await?;
         }
         for target in &plan.vdus {
             if target.count > 0 && !self.state.vdus.contains_key(&target.vdu_id) {
@@ -444,7 +379,7 @@ impl Run<'_, '_> {
         if object.kind == "Deployment" {
             let what = format!("waiting for Deployment {namespace}/{} to become available", object.name);
             let waited = self.client.wait_deployment_available(namespace, &object.name, &self.driver.wait);
-            self.guard(&what, waited).await?;
+            self.cancel.guard(&what, waited).await?;
         }
         let condition = match object.kind.as_str() {
             "DaemonSet" => PodCondition::Running { count: None },
@@ -453,7 +388,7 @@ impl Run<'_, '_> {
         };
         let what = format!("waiting for the pods of {} {namespace}/{}", object.kind, object.name);
         let waited = self.client.wait_pods(namespace, &workload.selector, condition, &self.driver.wait);
-        let mut pods = self.guard(&what, waited).await?;
+        let mut pods = self.cancel.guard(&what, waited).await?;
         if object.kind == "Pod" {
             pods.retain(|pod| pod_name(pod) == Some(object.name.as_str()));
         }
@@ -521,8 +456,38 @@ impl Run<'_, '_> {
         self.inventory.vnfc_resources = mapped;
         self.sync_vim_state();
     }
+}
 
-    async fn heal(&mut self, vnfc_ids: &[String]) -> Result<(), Halt> {
+impl ActionRun for KubernetesRun<'_, '_> {
+    fn sync_vim_state(&mut self) {
+        self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+    }
+
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        self.cancel.check("changing the Kubernetes objects")?;
+        let files = def_files(self.ctx.additional_params)?;
+        match files {
+            Some(files) => self.apply_files(files, plan).await?,
+            None if self.state.objects.is_empty() && !self.state.files.is_empty() => {
+                let files = self.state.files.clone();
+                self.apply_files(files, plan).await?;
+            }
+            None if self.state.objects.is_empty() => {
+                return Err(failed(format!(
+                    "additionalParams.{DEF_FILES_PARAM} must name the Kubernetes manifests of the VNF"
+                )));
+            }
+            None => self.scale_to(plan).await?,
+        }
+        let counts = plan.vdus.iter().map(|t| (t.vdu_id.clone(), t.count)).collect();
+        let pods = self.wait_vdus(&counts).await?;
+        self.map_pods(&pods);
+        Ok(())
+    }
+
+    /// Deletes the VNFCs' pods and waits for their workloads to replace them (the counts
+    /// stay as they are, so the plan is not read).
+    async fn heal(&mut self, _plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt> {
         let targets: Vec<VnfcResource> = self
             .inventory
             .vnfc_resources
@@ -541,7 +506,7 @@ impl Run<'_, '_> {
                 .ok_or_else(|| failed(format!("VDU {vdu_id} has no Kubernetes workload")))?;
             let namespace = self.namespace_of(&workload).to_owned();
             let what = format!("listing the pods of VDU {vdu_id}");
-            let live = self.guard(&what, self.client.list_pods(&namespace, &workload.selector)).await?.items;
+            let live = self.cancel.guard(&what, self.client.list_pods(&namespace, &workload.selector)).await?.items;
             for vnfc in targets.iter().filter(|v| v.vdu_id == vdu_id) {
                 let name = vnfc.compute_resource.resource_id.as_str();
                 let Some(pod) = live.iter().find(|pod| pod_name(pod) == Some(name)) else {
@@ -552,7 +517,7 @@ impl Run<'_, '_> {
                 old_uids.extend(pod_uid(pod).map(str::to_owned));
                 let target =
                     ResourceRef::new("v1", "Pod", Some(&namespace), name).map_err(|error| failed(error.to_string()))?;
-                self.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+                self.cancel.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
             }
             healed_vdus.insert(vdu_id);
         }
@@ -606,7 +571,7 @@ impl Run<'_, '_> {
         for (vdu_id, count) in &counts {
             let Some(workload) = self.state.vdus.get(vdu_id) else { continue };
             let target = workload.object.resource()?;
-            self.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, *count)).await?;
+            self.cancel.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, *count)).await?;
         }
         self.sync_vim_state();
         let pods = self.wait_vdus(&counts).await?;
@@ -632,7 +597,7 @@ impl Run<'_, '_> {
         let objects = self.state.objects.clone();
         for object in objects.iter().rev() {
             let target = object.resource()?;
-            self.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+            self.cancel.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
         }
         for workload in self.state.vdus.values() {
             let namespace = self.namespace_of(workload);
@@ -641,14 +606,14 @@ impl Run<'_, '_> {
                 workload.object.kind, workload.object.name
             );
             let waited = self.client.wait_pods(namespace, &workload.selector, PodCondition::Gone, &self.driver.wait);
-            self.guard(&what, waited).await?;
+            self.cancel.guard(&what, waited).await?;
         }
         // Foreground deletion keeps an owner until its dependents are gone (Tacker waits
         // for every object to disappear too).
         let deadline = Instant::now() + self.driver.wait.timeout;
         for object in &objects {
             let target = object.resource()?;
-            while self.guard(&format!("reading {target}"), self.client.get(&target)).await?.is_some() {
+            while self.cancel.guard(&format!("reading {target}"), self.client.get(&target)).await?.is_some() {
                 if Instant::now() >= deadline {
                     return Err(failed(format!("timed out waiting for {target} to be deleted")));
                 }
@@ -659,36 +624,27 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    /// The error for a halted run, with the inventory as far as known: after a failure the
-    /// VDUs' pods are listed once more.
-    async fn into_error(mut self, halt: Halt) -> DriverError {
-        self.sync_vim_state();
-        match halt {
-            Halt::Cancelled(message) => {
-                let mut error = DriverError::new(message).with_partial(self.inventory);
-                error.cancelled = true;
-                error
-            }
-            Halt::Failed(message) => {
-                let mut pods = BTreeMap::new();
-                for (vdu_id, workload) in &self.state.vdus {
-                    match self.client.list_pods(self.namespace_of(workload), &workload.selector).await {
-                        Ok(list) => {
-                            pods.insert(vdu_id.clone(), list.items);
-                        }
-                        Err(error) => {
-                            tracing::debug!(%error, vdu = %vdu_id, "pods not listed after a failure");
-                            pods.clear();
-                            break;
-                        }
-                    }
+    /// The VDUs' pods, listed once more (all of them or none).
+    async fn reread_after_failure(&mut self) {
+        let mut pods = BTreeMap::new();
+        for (vdu_id, workload) in &self.state.vdus {
+            match self.client.list_pods(self.namespace_of(workload), &workload.selector).await {
+                Ok(list) => {
+                    pods.insert(vdu_id.clone(), list.items);
                 }
-                if !pods.is_empty() {
-                    self.map_pods(&pods);
+                Err(error) => {
+                    tracing::debug!(%error, vdu = %vdu_id, "pods not listed after a failure");
+                    return;
                 }
-                DriverError::new(message).with_partial(self.inventory)
             }
         }
+        if !pods.is_empty() {
+            self.map_pods(&pods);
+        }
+    }
+
+    fn into_inventory(self) -> Inventory {
+        self.inventory
     }
 }
 
@@ -703,22 +659,14 @@ impl InfraDriver for KubernetesDriver {
         action: InfraAction<'a>,
     ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
         Box::pin(async move {
-            let vim = serde_json::to_value(ctx.vim).map_err(|error| DriverError::new(error.to_string()))?;
-            let creds = VimCredentials::from_vim_connection_info(&vim).map_err(|e| DriverError::new(e.to_string()))?;
+            let creds = VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
             let state: ClusterState = serde_json::from_value(ctx.current.vim_state.clone()).unwrap_or_default();
             let creds = if state.namespace.is_empty() { creds } else { creds.with_namespace(&state.namespace) };
             let client = KubernetesClient::new(&creds).map_err(|error| DriverError::new(error.to_string()))?;
-            let mut run = Run { driver: self, ctx: &ctx, client, state, inventory: ctx.current.clone() };
-            let result = match action {
-                InfraAction::Realize { plan } => run.realize(plan).await,
-                InfraAction::Heal { vnfc_ids, .. } => run.heal(vnfc_ids).await,
-                InfraAction::Operate { change_state_to } => run.operate(change_state_to).await,
-                InfraAction::Teardown => run.teardown().await,
-            };
-            match result {
-                Ok(()) => Ok(run.inventory),
-                Err(halt) => Err(run.into_error(halt).await),
-            }
+            let cancel = CancelGuard::new(ctx.cancelled, self.cancel_poll);
+            let inventory = ctx.current.clone();
+            let run = KubernetesRun { driver: self, ctx: &ctx, cancel, client, state, inventory };
+            run_action(run, action).await
         })
     }
 }

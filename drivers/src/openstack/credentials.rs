@@ -5,11 +5,11 @@ use url::Url;
 
 use super::http::{Secret, TlsSettings};
 use super::{OpenStackError, Result};
+use crate::infra::VimConnection;
+use crate::vim_info::interface_and_access;
 
 /// `vimConnectionInfo.vimType` of an OpenStack VIM (ETSI NFV registry, SOL003 §4.4.1.6).
-pub const VIM_TYPE: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
-/// Tacker's legacy VIM type, still found in v1 requests.
-const LEGACY_VIM_TYPE: &str = "openstack";
+pub const VIM_TYPE: &str = crate::infra::VIM_TYPE_OPENSTACK;
 
 /// Keystone v3 password credentials of one OpenStack VIM.
 ///
@@ -61,22 +61,14 @@ impl VimCredentials {
     }
 
     /// Reads a SOL003 `VimConnectionInfo` (v1 list item or v2 map value).
-    pub fn from_vim_connection_info(vim: &Value) -> Result<Self> {
-        if let Some(vim_type) = vim.get("vimType").and_then(Value::as_str)
-            && vim_type != VIM_TYPE
-            && vim_type != LEGACY_VIM_TYPE
-        {
-            return Err(invalid(format!("vimType is '{vim_type}', expected '{VIM_TYPE}'")));
-        }
-        let interface = vim.get("interfaceInfo").unwrap_or(&Value::Null);
-        let access = vim.get("accessInfo").filter(|a| a.is_object()).ok_or_else(|| invalid("accessInfo is missing"))?;
+    pub fn from_vim_connection(vim: &VimConnection) -> Result<Self> {
+        let (interface, access) = interface_and_access(vim, VIM_TYPE).map_err(invalid)?;
 
-        let endpoint = string_at(interface, &["endpoint"])
-            .or_else(|| string_at(access, &["auth_url"]))
+        let endpoint = interface
+            .string(&["endpoint"])
+            .or_else(|| access.string(&["auth_url"]))
             .ok_or_else(|| invalid("interfaceInfo.endpoint is missing"))?;
-        let required = |keys: &[&str]| {
-            string_at(access, keys).ok_or_else(|| invalid(format!("accessInfo.{} is missing", keys[0])))
-        };
+        let required = |keys: &[&str]| access.required(keys).map_err(invalid);
         let mut creds = Self::new(
             &endpoint,
             required(&["username"])?,
@@ -85,10 +77,10 @@ impl VimCredentials {
             required(&["projectDomain", "projectDomainName", "project_domain_name"])?,
             required(&["userDomain", "userDomainName", "user_domain_name"])?,
         )?;
-        creds.region = string_at(access, &["region", "regionName", "region_name"]);
+        creds.region = access.string(&["region", "regionName", "region_name"]);
         creds.tls = TlsSettings {
-            skip_certificate_verification: bool_at(interface, "skipCertificateVerification"),
-            skip_certificate_hostname_check: bool_at(interface, "skipCertificateHostnameCheck"),
+            skip_certificate_verification: interface.flag("skipCertificateVerification"),
+            skip_certificate_hostname_check: interface.flag("skipCertificateHostnameCheck"),
             trusted_certificates: match interface.get("trustedCertificates") {
                 Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
                 Some(Value::String(pem)) => vec![pem.clone()],
@@ -119,24 +111,6 @@ impl fmt::Debug for VimCredentials {
 
 fn invalid(msg: impl Into<String>) -> OpenStackError {
     OpenStackError::InvalidVimConnectionInfo(msg.into())
-}
-
-/// First non-empty string among `keys` (a number is accepted too: some VIM registrations
-/// carry numeric project names).
-fn string_at(obj: &Value, keys: &[&str]) -> Option<String> {
-    keys.iter().find_map(|k| match obj.get(*k) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    })
-}
-
-fn bool_at(obj: &Value, key: &str) -> bool {
-    match obj.get(key) {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::String(s)) => s.eq_ignore_ascii_case("true"),
-        _ => false,
-    }
 }
 
 /// Keystone v3 root from a VIM endpoint. keystoneauth1 discovers the version from an
@@ -170,22 +144,23 @@ mod tests {
 
     use super::*;
 
-    fn sol003_vim() -> Value {
-        // Shape written by Tacker's vim_utils.vim_to_conn_info (ETSINFV.OPENSTACK_KEYSTONE.V_3).
-        json!({
-            "vimId": "c3369b54-e376-4423-bb61-afd255900fea",
-            "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
-            "interfaceInfo": {"endpoint": "http://192.0.2.10/identity/v3",
-                "skipCertificateHostnameCheck": true, "skipCertificateVerification": true},
-            "accessInfo": {"username": "nfv_user", "password": "devstack", "region": "RegionOne",
-                "project": "nfv", "projectDomain": "Default", "userDomain": "Default"},
-            "extra": {}
-        })
+    /// Shape written by Tacker's vim_utils.vim_to_conn_info (ETSINFV.OPENSTACK_KEYSTONE.V_3).
+    fn sol003_vim() -> VimConnection {
+        VimConnection {
+            id: "vim-1".into(),
+            vim_id: Some("c3369b54-e376-4423-bb61-afd255900fea".into()),
+            vim_type: VIM_TYPE.into(),
+            interface_info: json!({"endpoint": "http://192.0.2.10/identity/v3",
+                "skipCertificateHostnameCheck": true, "skipCertificateVerification": true}),
+            access_info: json!({"username": "nfv_user", "password": "devstack", "region": "RegionOne",
+                "project": "nfv", "projectDomain": "Default", "userDomain": "Default"}),
+            extra: json!({}),
+        }
     }
 
     #[test]
     fn reads_sol003_vim_connection_info() {
-        let creds = VimCredentials::from_vim_connection_info(&sol003_vim()).unwrap();
+        let creds = VimCredentials::from_vim_connection(&sol003_vim()).unwrap();
         assert_eq!(creds.auth_url.as_str(), "http://192.0.2.10/identity/v3");
         assert_eq!(creds.username, "nfv_user");
         assert_eq!(creds.password(), "devstack");
@@ -198,12 +173,13 @@ mod tests {
 
     #[test]
     fn accepts_tacker_vim_registration_keys_and_unversioned_endpoint() {
-        let vim = json!({
-            "vimType": "openstack",
-            "accessInfo": {"auth_url": "http://192.0.2.10/identity/", "username": "admin", "password": "pw",
-                "project_name": "admin", "project_domain_name": "Default", "user_domain_name": "Default"}
-        });
-        let creds = VimCredentials::from_vim_connection_info(&vim).unwrap();
+        let vim = VimConnection {
+            vim_type: "openstack".into(),
+            access_info: json!({"auth_url": "http://192.0.2.10/identity/", "username": "admin", "password": "pw",
+                "project_name": "admin", "project_domain_name": "Default", "user_domain_name": "Default"}),
+            ..VimConnection::default()
+        };
+        let creds = VimCredentials::from_vim_connection(&vim).unwrap();
         assert_eq!(creds.auth_url.as_str(), "http://192.0.2.10/identity/v3");
         assert_eq!(creds.project_name, "admin");
         assert_eq!(creds.region, None);
@@ -211,15 +187,15 @@ mod tests {
 
     #[test]
     fn missing_keys_are_named() {
-        for (pointer, expected) in [
-            ("/accessInfo/password", "accessInfo.password is missing"),
-            ("/accessInfo/projectDomain", "accessInfo.projectDomain is missing"),
-            ("/interfaceInfo/endpoint", "interfaceInfo.endpoint is missing"),
+        for (interface, key, expected) in [
+            (false, "password", "accessInfo.password is missing"),
+            (false, "projectDomain", "accessInfo.projectDomain is missing"),
+            (true, "endpoint", "interfaceInfo.endpoint is missing"),
         ] {
             let mut vim = sol003_vim();
-            let (parent, key) = pointer.rsplit_once('/').unwrap();
-            vim.pointer_mut(parent).unwrap().as_object_mut().unwrap().remove(key);
-            let err = VimCredentials::from_vim_connection_info(&vim).unwrap_err();
+            let info = if interface { &mut vim.interface_info } else { &mut vim.access_info };
+            info.as_object_mut().unwrap().remove(key);
+            let err = VimCredentials::from_vim_connection(&vim).unwrap_err();
             assert_eq!(err.to_string(), format!("invalid vimConnectionInfo: {expected}"));
         }
     }
@@ -227,16 +203,16 @@ mod tests {
     #[test]
     fn other_vim_types_and_identity_versions_are_refused() {
         let mut vim = sol003_vim();
-        vim["vimType"] = json!("ETSINFV.KUBERNETES.V_1");
-        assert!(VimCredentials::from_vim_connection_info(&vim).unwrap_err().to_string().contains("vimType"));
+        vim.vim_type = "ETSINFV.KUBERNETES.V_1".into();
+        assert!(VimCredentials::from_vim_connection(&vim).unwrap_err().to_string().contains("vimType"));
         let mut vim = sol003_vim();
-        vim["interfaceInfo"]["endpoint"] = json!("http://192.0.2.10:5000/v2.0");
-        assert!(VimCredentials::from_vim_connection_info(&vim).unwrap_err().to_string().contains("not a Keystone v3"));
+        vim.interface_info["endpoint"] = json!("http://192.0.2.10:5000/v2.0");
+        assert!(VimCredentials::from_vim_connection(&vim).unwrap_err().to_string().contains("not a Keystone v3"));
     }
 
     #[test]
     fn debug_never_shows_the_password() {
-        let creds = VimCredentials::from_vim_connection_info(&sol003_vim()).unwrap();
+        let creds = VimCredentials::from_vim_connection(&sol003_vim()).unwrap();
         let debug = format!("{creds:?}");
         assert!(!debug.contains("devstack"), "{debug}");
         assert!(debug.contains("nfv_user"));

@@ -23,8 +23,8 @@
 //! nodes of the flavour count (Tacker's `_get_checked_reses`). `vim_state` holds the stack
 //! name and id, the flavour and template digest last sent, and the `nfv` parameter.
 
+use solgate_sol013::merge_patch;
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
@@ -43,6 +43,7 @@ use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_OPENSTACK,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
+use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vnfd_flavour};
 
 const SERVER: &str = "OS::Nova::Server";
 const VOLUME: &str = "OS::Cinder::Volume";
@@ -107,16 +108,6 @@ impl StackState {
     }
 }
 
-/// Why a run stopped early.
-enum Halt {
-    Cancelled(String),
-    Failed(String),
-}
-
-fn failed(message: impl Into<String>) -> Halt {
-    Halt::Failed(message.into())
-}
-
 /// The flavour's BaseHOT as Heat takes it.
 struct BaseHot {
     template: Value,
@@ -164,24 +155,6 @@ fn yaml_files(dir: &Path) -> Vec<String> {
 
 fn read_text(path: &Path) -> Result<String, Halt> {
     std::fs::read_to_string(path).map_err(|error| failed(format!("reading {}: {error}", path.display())))
-}
-
-/// RFC 7386 JSON merge patch (Tacker's inst_utils.json_merge_patch).
-fn merge_patch(target: Value, patch: &Value) -> Value {
-    let Value::Object(patch) = patch else { return patch.clone() };
-    let mut target = match target {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    for (key, value) in patch {
-        if value.is_null() {
-            target.remove(key);
-        } else {
-            let current = target.remove(key).unwrap_or(Value::Null);
-            target.insert(key.clone(), merge_patch(current, value));
-        }
-    }
-    Value::Object(target)
 }
 
 /// The `nfv` skeleton of a HOT: every `get_param: [nfv, a, b, ..., leaf]` of the top
@@ -563,16 +536,11 @@ fn map_resources(
     }
 }
 
-/// Resolves when `cancelled()` turns true (checked every `every`).
-async fn cancellation(cancelled: &(dyn Fn() -> bool + Send + Sync), every: Duration) {
-    while !cancelled() {
-        tokio::time::sleep(every).await;
-    }
-}
-
-struct Run<'c, 'a> {
+/// One run of an action against the VNF's Heat stack.
+struct HeatRun<'c, 'a> {
     driver: &'c OpenStackDriver,
     ctx: &'c InfraContext<'a>,
+    cancel: CancelGuard<'c>,
     creds: VimCredentials,
     heat: HeatClient,
     state: StackState,
@@ -581,78 +549,30 @@ struct Run<'c, 'a> {
     flavour_id: Option<String>,
 }
 
-impl Run<'_, '_> {
+impl HeatRun<'_, '_> {
     fn vim_connection_id(&self) -> Option<&str> {
         Some(self.ctx.vim.id.as_str()).filter(|id| !id.is_empty())
-    }
-
-    fn sync_vim_state(&mut self) {
-        self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
-    }
-
-    fn check_cancelled(&self, before: &str) -> Result<(), Halt> {
-        if (self.ctx.cancelled)() { Err(Halt::Cancelled(format!("cancelled before {before}"))) } else { Ok(()) }
-    }
-
-    /// Runs one Heat/Nova call or wait, abandoning it when the operation is cancelled.
-    async fn guard<T>(&self, what: &str, call: impl Future<Output = Result<T, OpenStackError>>) -> Result<T, Halt> {
-        self.check_cancelled(what)?;
-        tokio::select! {
-            biased;
-            result = call => result.map_err(|error| failed(format!("{what}: {error}"))),
-            () = cancellation(self.ctx.cancelled, self.driver.cancel_poll) => {
-                Err(Halt::Cancelled(format!("cancelled while {what}")))
-            }
-        }
     }
 
     async fn wait_stack(&self, target: &str) -> Result<(), Halt> {
         let stack = self.state.identifier();
         let what = format!("waiting for Heat stack {} to reach {target}", self.state.stack_name);
-        self.guard(&what, self.heat.wait_for(&stack, target, &self.driver.wait)).await.map(drop)
-    }
-
-    fn flavour(&self, flavour_id: &str) -> Result<&Flavour, Halt> {
-        self.ctx.vnfd.flavour(flavour_id).ok_or_else(|| failed(format!("flavour {flavour_id} is not in the VNFD")))
+        self.cancel.guard(&what, self.heat.wait_for(&stack, target, &self.driver.wait)).await.map(drop)
     }
 
     /// The `nfv` parameter for `plan`, with the requests' `additionalParams.nfv` over it.
     fn nfv_for(&mut self, template: &Value, plan: &DeploymentPlan) -> Result<Value, Halt> {
-        let flavour = self.flavour(&plan.flavour_id)?;
+        let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?;
         let computed = build_nfv(template, self.ctx.vnfd, flavour, plan);
         if let Some(extra) = self.ctx.additional_params.get("nfv").filter(|v| v.is_object()) {
-            self.state.nfv_overrides = merge_patch(std::mem::take(&mut self.state.nfv_overrides), extra);
+            // Tacker's inst_utils.json_merge_patch: RFC 7396.
+            merge_patch(&mut self.state.nfv_overrides, extra);
         }
-        let nfv = if self.state.nfv_overrides.is_object() {
-            merge_patch(computed, &self.state.nfv_overrides)
-        } else {
-            computed
-        };
+        let mut nfv = computed;
+        if self.state.nfv_overrides.is_object() {
+            merge_patch(&mut nfv, &self.state.nfv_overrides);
+        }
         Ok(nfv)
-    }
-
-    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
-        self.check_cancelled("changing the Heat stack")?;
-        self.flavour_id = Some(plan.flavour_id.clone());
-        let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
-        let mut template = hot.template;
-        apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
-        let nfv = self.nfv_for(&template, plan)?;
-
-        if self.state.stack_id.is_none() {
-            self.create(template, hot.files, &hot.digest, plan, nfv).await?;
-        } else {
-            self.mark_scale_in_members(plan).await?;
-            let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
-                && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
-            let replace = (!same_template).then_some((template, hot.files));
-            self.update(replace, nfv).await?;
-            self.state.flavour_id = Some(plan.flavour_id.clone());
-            self.state.template_digest = Some(hot.digest);
-            self.sync_vim_state();
-        }
-        self.refresh().await?;
-        self.check_counts(plan)
     }
 
     async fn create(
@@ -669,7 +589,7 @@ impl Run<'_, '_> {
             .with_timeout_mins(self.driver.stack_timeout_mins);
         request.files = files.clone();
         let what = format!("creating Heat stack {name}");
-        self.check_cancelled(&what)?;
+        self.cancel.check(&what)?;
         // Not `guard`: once Heat accepted the create, its id must be kept even if a
         // cancel comes in meanwhile.
         let created = self.heat.create_stack(&request).await;
@@ -685,7 +605,8 @@ impl Run<'_, '_> {
             Err(OpenStackError::Api { status: 409, .. }) => {
                 // An earlier attempt created it and its answer was lost: adopt the stack
                 // and update it (Tacker looks the name up before creating, same effect).
-                let found = self.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
+                let found =
+                    self.cancel.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
                 let stack =
                     found.ok_or_else(|| failed(format!("{what}: Heat reports the name in use but no stack")))?;
                 tracing::info!(stack = %name, id = %stack.id, "adopting the existing Heat stack");
@@ -707,7 +628,7 @@ impl Run<'_, '_> {
         }
         let stack = self.state.identifier();
         let what = format!("updating Heat stack {}", self.state.stack_name);
-        self.guard(&what, self.heat.update_stack(&stack, &request)).await?;
+        self.cancel.guard(&what, self.heat.update_stack(&stack, &request)).await?;
         self.state.nfv = nfv;
         self.sync_vim_state();
         self.wait_stack("UPDATE_COMPLETE").await
@@ -732,7 +653,8 @@ impl Run<'_, '_> {
         }
         for (stack, member) in members {
             let what = format!("marking scaling-group member {member} unhealthy");
-            self.guard(&what, self.heat.mark_resource_unhealthy(&stack, &member, "marked by solgate for scale-in"))
+            self.cancel
+                .guard(&what, self.heat.mark_resource_unhealthy(&stack, &member, "marked by solgate for scale-in"))
                 .await?;
         }
         Ok(())
@@ -742,9 +664,9 @@ impl Run<'_, '_> {
     async fn refresh(&mut self) -> Result<(), Halt> {
         let stack = self.state.identifier();
         let what = format!("listing the resources of Heat stack {}", self.state.stack_name);
-        let resources = self.guard(&what, self.heat.list_resources(&stack, 2)).await?;
+        let resources = self.cancel.guard(&what, self.heat.list_resources(&stack, 2)).await?;
         let flavour_id = self.flavour_id.clone().unwrap_or_default();
-        let flavour = self.flavour(&flavour_id)?;
+        let flavour = vnfd_flavour(self.ctx.vnfd, &flavour_id)?;
         let mut inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
         inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
         self.inventory = inventory;
@@ -766,8 +688,51 @@ impl Run<'_, '_> {
         Ok(())
     }
 
+    /// The stack id from the name when the inventory does not know it.
+    async fn resolve_stack(&mut self) -> Result<(), Halt> {
+        if self.state.stack_id.is_some() {
+            return Ok(());
+        }
+        let name = self.state.stack_name.clone();
+        let found = self.cancel.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
+        let stack = found.ok_or_else(|| failed(format!("Heat stack {name} does not exist")))?;
+        self.state.stack_id = Some(stack.id);
+        self.sync_vim_state();
+        Ok(())
+    }
+}
+
+impl ActionRun for HeatRun<'_, '_> {
+    fn sync_vim_state(&mut self) {
+        self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+    }
+
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        self.cancel.check("changing the Heat stack")?;
+        self.flavour_id = Some(plan.flavour_id.clone());
+        let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
+        let mut template = hot.template;
+        apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
+        let nfv = self.nfv_for(&template, plan)?;
+
+        if self.state.stack_id.is_none() {
+            self.create(template, hot.files, &hot.digest, plan, nfv).await?;
+        } else {
+            self.mark_scale_in_members(plan).await?;
+            let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
+                && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
+            let replace = (!same_template).then_some((template, hot.files));
+            self.update(replace, nfv).await?;
+            self.state.flavour_id = Some(plan.flavour_id.clone());
+            self.state.template_digest = Some(hot.digest);
+            self.sync_vim_state();
+        }
+        self.refresh().await?;
+        self.check_counts(plan)
+    }
+
     async fn heal(&mut self, plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt> {
-        self.check_cancelled("healing")?;
+        self.cancel.check("healing")?;
         self.flavour_id = Some(plan.flavour_id.clone());
         self.resolve_stack().await?;
         let targets: Vec<(String, String)> = self
@@ -783,7 +748,9 @@ impl Run<'_, '_> {
             .collect::<Result<_, Halt>>()?;
         for (stack, resource) in &targets {
             let what = format!("marking server {resource} unhealthy");
-            self.guard(&what, self.heat.mark_resource_unhealthy(stack, resource, "marked by solgate for heal")).await?;
+            self.cancel
+                .guard(&what, self.heat.mark_resource_unhealthy(stack, resource, "marked by solgate for heal"))
+                .await?;
         }
         // Same parameters: the update only replaces what is marked unhealthy.
         let nfv = if self.state.nfv.is_object() {
@@ -794,30 +761,6 @@ impl Run<'_, '_> {
         };
         self.update(None, nfv).await?;
         self.refresh().await
-    }
-
-    /// The stack id from the name when the inventory does not know it.
-    async fn resolve_stack(&mut self) -> Result<(), Halt> {
-        if self.state.stack_id.is_some() {
-            return Ok(());
-        }
-        let name = self.state.stack_name.clone();
-        let found = self.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
-        let stack = found.ok_or_else(|| failed(format!("Heat stack {name} does not exist")))?;
-        self.state.stack_id = Some(stack.id);
-        self.sync_vim_state();
-        Ok(())
-    }
-
-    async fn teardown(&mut self) -> Result<(), Halt> {
-        let stack = self.state.identifier();
-        let what = format!("deleting Heat stack {}", self.state.stack_name);
-        let existed = self.guard(&what, self.heat.delete_stack(&stack)).await?;
-        if existed {
-            self.wait_stack("DELETE_COMPLETE").await?;
-        }
-        self.inventory = Inventory { vnf_state: self.inventory.vnf_state.clone(), ..Inventory::default() };
-        Ok(())
     }
 
     /// Nova `os-stop` / `os-start` on every VNFC server, then waits for SHUTOFF / ACTIVE.
@@ -832,10 +775,10 @@ impl Run<'_, '_> {
             self.inventory.vnfc_resources.iter().map(|v| v.compute_resource.resource_id.clone()).collect();
         for server in &servers {
             let what = format!("reading server {server}");
-            let found = self.guard(&what, nova.get_server(server)).await?;
+            let found = self.cancel.guard(&what, nova.get_server(server)).await?;
             let status = found.ok_or_else(|| failed(format!("server {server} does not exist")))?.status;
             if status != target {
-                self.guard(&format!("{action} of server {server}"), nova.server_action(server, action)).await?;
+                self.cancel.guard(&format!("{action} of server {server}"), nova.server_action(server, action)).await?;
             }
         }
         let deadline = Instant::now() + self.driver.wait.timeout;
@@ -843,6 +786,7 @@ impl Run<'_, '_> {
             loop {
                 let what = format!("waiting for server {server} to become {target}");
                 let current = self
+                    .cancel
                     .guard(&what, nova.get_server(server))
                     .await?
                     .ok_or_else(|| failed(format!("server {server} disappeared while {what}")))?;
@@ -856,39 +800,38 @@ impl Run<'_, '_> {
                 if Instant::now() + self.driver.wait.poll_interval > deadline {
                     return Err(failed(format!("timed out {what} (last status {})", current.status)));
                 }
-                self.guard(&what, async {
-                    tokio::time::sleep(self.driver.wait.poll_interval).await;
-                    Ok(())
-                })
-                .await?;
+                self.cancel.pause(&what, self.driver.wait.poll_interval).await?;
             }
         }
         self.inventory.vnf_state = change_state_to.to_owned();
         Ok(())
     }
 
-    /// The error for a halted run, with the inventory as far as known: after a failure the
-    /// stack's resources are listed once more (a failed create still holds servers).
-    async fn into_error(mut self, halt: Halt) -> DriverError {
-        self.sync_vim_state();
-        match halt {
-            Halt::Cancelled(message) => {
-                let mut error = DriverError::new(message).with_partial(self.inventory);
-                error.cancelled = true;
-                error
-            }
-            Halt::Failed(message) => {
-                if self.state.stack_id.is_some()
-                    && let Some(flavour) = self.flavour_id.as_deref().and_then(|id| self.ctx.vnfd.flavour(id))
-                    && let Ok(resources) = self.heat.list_resources(&self.state.identifier(), 2).await
-                {
-                    let state = self.inventory.vim_state.clone();
-                    self.inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
-                    self.inventory.vim_state = state;
-                }
-                DriverError::new(message).with_partial(self.inventory)
-            }
+    async fn teardown(&mut self) -> Result<(), Halt> {
+        let stack = self.state.identifier();
+        let what = format!("deleting Heat stack {}", self.state.stack_name);
+        let existed = self.cancel.guard(&what, self.heat.delete_stack(&stack)).await?;
+        if existed {
+            self.wait_stack("DELETE_COMPLETE").await?;
         }
+        self.inventory = Inventory { vnf_state: self.inventory.vnf_state.clone(), ..Inventory::default() };
+        Ok(())
+    }
+
+    /// The stack's resources, listed once more (when the stack and flavour are known).
+    async fn reread_after_failure(&mut self) {
+        if self.state.stack_id.is_some()
+            && let Some(flavour) = self.flavour_id.as_deref().and_then(|id| self.ctx.vnfd.flavour(id))
+            && let Ok(resources) = self.heat.list_resources(&self.state.identifier(), 2).await
+        {
+            let state = self.inventory.vim_state.clone();
+            self.inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
+            self.inventory.vim_state = state;
+        }
+    }
+
+    fn into_inventory(self) -> Inventory {
+        self.inventory
     }
 }
 
@@ -903,23 +846,14 @@ impl InfraDriver for OpenStackDriver {
         action: InfraAction<'a>,
     ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
         Box::pin(async move {
-            let vim = serde_json::to_value(ctx.vim).map_err(|error| DriverError::new(error.to_string()))?;
-            let creds = VimCredentials::from_vim_connection_info(&vim).map_err(|e| DriverError::new(e.to_string()))?;
+            let creds = VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
             let heat = HeatClient::new(creds.clone()).map_err(|error| DriverError::new(error.to_string()))?;
             let state = StackState::of(ctx.current, ctx.instance_id);
             let flavour_id = state.flavour_id.clone();
-            let mut run =
-                Run { driver: self, ctx: &ctx, creds, heat, state, inventory: ctx.current.clone(), flavour_id };
-            let result = match action {
-                InfraAction::Realize { plan } => run.realize(plan).await,
-                InfraAction::Heal { plan, vnfc_ids } => run.heal(plan, vnfc_ids).await,
-                InfraAction::Operate { change_state_to } => run.operate(change_state_to).await,
-                InfraAction::Teardown => run.teardown().await,
-            };
-            match result {
-                Ok(()) => Ok(run.inventory),
-                Err(halt) => Err(run.into_error(halt).await),
-            }
+            let cancel = CancelGuard::new(ctx.cancelled, self.cancel_poll);
+            let inventory = ctx.current.clone();
+            let run = HeatRun { driver: self, ctx: &ctx, cancel, creds, heat, state, inventory, flavour_id };
+            run_action(run, action).await
         })
     }
 }
@@ -927,17 +861,6 @@ impl InfraDriver for OpenStackDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn merge_patch_follows_rfc_7386() {
-        let target = json!({"VDU": {"VDU1": {"desired_capacity": 1, "computeFlavourId": "m1.tiny"}}, "CP": {}});
-        let patch = json!({"VDU": {"VDU1": {"computeFlavourId": "m1.large"}}, "CP": null});
-        assert_eq!(
-            merge_patch(target, &patch),
-            json!({"VDU": {"VDU1": {"desired_capacity": 1, "computeFlavourId": "m1.large"}}})
-        );
-        assert_eq!(merge_patch(json!({"a": 1}), &json!([1])), json!([1]));
-    }
 
     #[test]
     fn nfv_skeleton_takes_the_nfv_paths_of_the_top_template() {

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use solgate_drivers::VimConnection;
 use solgate_drivers::kubernetes::{
     DeleteOutcome, KubernetesClient, KubernetesError, PodCondition, ResourceRef, VimCredentials, WaitOptions,
 };
@@ -53,14 +54,15 @@ spec:
 
 fn client(server: &MockServer) -> KubernetesClient {
     // A SOL003 VimConnectionInfo as Tacker's vim_utils.vim_to_conn_info writes it for a bearer-token VIM.
-    let vim = json!({
+    let vim: VimConnection = serde_json::from_value(json!({
         "vimId": "8a3adb69-0784-43c7-833e-aab0b6ab4470",
         "vimType": "ETSINFV.KUBERNETES.V_1",
         "interfaceInfo": {"endpoint": server.uri()},
         "accessInfo": {"bearer_token": TOKEN},
         "extra": {}
-    });
-    KubernetesClient::new(&VimCredentials::from_vim_connection_info(&vim).unwrap()).unwrap()
+    }))
+    .unwrap();
+    KubernetesClient::new(&VimCredentials::from_vim_connection(&vim).unwrap()).unwrap()
 }
 
 fn fast() -> WaitOptions {

@@ -1,5 +1,6 @@
-//! One integration-test binary for the crate (links once; STYLE.md §10). Helpers here are
-//! test code too, so the workspace's no-unwrap/no-panic lints do not apply.
+//! One integration-test binary for the crate: it links once, which matters on a 2-core
+//! machine (../shared/STYLE.md §10, "Tests"). Helpers here are test code too, so the
+//! workspace's no-unwrap/no-panic lints do not apply.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use serde_json::{Value, json};
+use solgate_drivers::VimConnection;
 use solgate_drivers::openstack::{
     CreateStackRequest, HeatClient, OpenStackError, UpdateStackRequest, VimCredentials, WaitOptions, parse_hot,
 };
@@ -22,18 +23,19 @@ fn expires_in(secs: i64) -> String {
 }
 
 /// A SOL003 VimConnectionInfo as Tacker's vim_utils.vim_to_conn_info writes it.
-fn vim(server: &MockServer, region: &str) -> Value {
-    json!({
+fn vim(server: &MockServer, region: &str) -> VimConnection {
+    serde_json::from_value(json!({
         "vimId": "c3369b54-e376-4423-bb61-afd255900fea",
         "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
         "interfaceInfo": {"endpoint": format!("{}/identity/v3", server.uri())},
         "accessInfo": {"username": "nfv_user", "password": "devstack", "region": region,
             "project": "nfv", "projectDomain": "Default", "userDomain": "Default"}
-    })
+    }))
+    .unwrap()
 }
 
 fn heat_client(server: &MockServer) -> HeatClient {
-    HeatClient::new(VimCredentials::from_vim_connection_info(&vim(server, "RegionOne")).unwrap()).unwrap()
+    HeatClient::new(VimCredentials::from_vim_connection(&vim(server, "RegionOne")).unwrap()).unwrap()
 }
 
 async fn authenticated_server() -> MockServer {
@@ -84,12 +86,11 @@ async fn password_auth_sends_the_v3_body_and_heat_is_found_in_the_catalog() {
 #[tokio::test]
 async fn region_selects_the_catalog_entry_and_an_unknown_region_is_reported() {
     let server = authenticated_server().await;
-    let two = HeatClient::new(VimCredentials::from_vim_connection_info(&vim(&server, "RegionTwo")).unwrap()).unwrap();
+    let two = HeatClient::new(VimCredentials::from_vim_connection(&vim(&server, "RegionTwo")).unwrap()).unwrap();
     let url = two.keystone().endpoint("orchestration").await.unwrap();
     assert_eq!(url.as_str(), format!("{}/heat-region-two/v1/a6944d763bf64ee6a275f1263fae0352", server.uri()));
 
-    let three =
-        HeatClient::new(VimCredentials::from_vim_connection_info(&vim(&server, "RegionThree")).unwrap()).unwrap();
+    let three = HeatClient::new(VimCredentials::from_vim_connection(&vim(&server, "RegionThree")).unwrap()).unwrap();
     let err = three.get_stack(STACK).await.unwrap_err();
     assert_eq!(
         err.to_string(),
