@@ -20,7 +20,8 @@ use solgate_db::{AnyConnection, Database, DbResult, write_transaction};
 
 use crate::links::Links;
 use crate::notify::{self, Event};
-use crate::op_occ::{self, COMPLETED, PROCESSING, ROLLING_BACK, STARTING};
+use crate::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLING_BACK, STARTING};
+use crate::operation::LcmOperation;
 use crate::{CoreError, PRIVATE_KEY, db_run, now, without_private};
 
 /// Counts applied transitions, wherever they are made.
@@ -92,6 +93,21 @@ impl StateChange {
 /// for one).
 pub fn is_running(state: &str) -> bool {
     matches!(state, STARTING | PROCESSING | ROLLING_BACK)
+}
+
+/// Whether the notification for entering `state` is a START or a RESULT one. START marks
+/// the start of work: STARTING, MODIFY_INFO's first PROCESSING, PROCESSING entered by a
+/// retry and ROLLING_BACK (SOL003's texts for retry and rollback; Tacker sends RESULT
+/// there).
+pub fn notification_status(state: &str, operation: &str, previous_state: Option<&str>) -> &'static str {
+    match (state, previous_state) {
+        (STARTING, _) | (ROLLING_BACK, _) => "START",
+        (PROCESSING, None) if LcmOperation::from_name(operation).is_some_and(|op| op.initial_state() == PROCESSING) => {
+            "START"
+        }
+        (PROCESSING, Some(FAILED_TEMP)) => "START",
+        _ => "RESULT",
+    }
 }
 
 /// The rules of entering a state, applied to the record in memory.
@@ -185,7 +201,7 @@ impl StateMachine {
     ) -> Result<bool, CoreError> {
         let from = op.state().to_owned();
         let drop_work = op.pending_action.is_some() && !is_running(change.to);
-        let status = op_occ::notification_status(change.to, op.operation(), Some(&from));
+        let status = notification_status(change.to, op.operation(), Some(&from));
         let mut next = op.clone();
         enter(&mut next, &change, &now());
         let owner = owner.map(str::to_owned);

@@ -2,8 +2,6 @@
 
 use serde_json::{Value, json};
 
-use crate::operation::LcmOperation;
-
 pub const STARTING: &str = "STARTING";
 pub const PROCESSING: &str = "PROCESSING";
 pub const COMPLETED: &str = "COMPLETED";
@@ -59,20 +57,5 @@ pub fn set_error(document: &mut Value, error: Option<Value>) {
                 map.shift_remove("error");
             }
         }
-    }
-}
-
-/// Whether the notification for entering `state` is a START or a RESULT one. START marks
-/// the start of work: STARTING, MODIFY_INFO's first PROCESSING, PROCESSING entered by a
-/// retry and ROLLING_BACK (SOL003's texts for retry and rollback; Tacker sends RESULT
-/// there).
-pub fn notification_status(state: &str, operation: &str, previous_state: Option<&str>) -> &'static str {
-    match (state, previous_state) {
-        (STARTING, _) | (ROLLING_BACK, _) => "START",
-        (PROCESSING, None) if LcmOperation::from_name(operation).is_some_and(|op| op.initial_state() == PROCESSING) => {
-            "START"
-        }
-        (PROCESSING, Some(FAILED_TEMP)) => "START",
-        _ => "RESULT",
     }
 }

@@ -8,7 +8,7 @@ use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord};
 use solgate_db::repo::outbox;
 use solgate_db::{AnyConnection, write_transaction};
 
-use crate::lifecycle::{StateChange, StateMachine, is_running, load_op};
+use crate::lifecycle::{StateChange, StateMachine, is_running, load_op, notification_status};
 use crate::links::Links;
 use crate::notify::{self, Event};
 use crate::op_occ::{self, ACTION_ROLLBACK, ACTION_START, FAILED, FAILED_TEMP, ROLLED_BACK, STARTING};
@@ -92,7 +92,7 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
         lcm::insert_op(conn, major, &op)
             .map_err(|error| if error.is_unique_violation() { in_progress(instance_id) } else { error.into() })?;
         let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &id, major.number())?;
-        let status = op_occ::notification_status(initial, operation.name(), None);
+        let status = notification_status(initial, operation.name(), None);
         let op_view = without_private(op.body.clone());
         let instance_view = without_private(instance.body);
         notify::enqueue(conn, major, links, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
