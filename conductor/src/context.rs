@@ -106,15 +106,7 @@ impl ConductorContext {
         T: Send + 'static,
         F: FnOnce(&mut AnyConnection) -> Result<T, DbError> + Send + 'static,
     {
-        let db = self.db.clone();
-        let span = tracing::Span::current();
-        let result = tokio::task::spawn_blocking(move || {
-            let _entered = span.enter();
-            let mut conn = db.conn()?;
-            work(&mut conn)
-        })
-        .await??;
-        Ok(result)
+        solgate_core::db_run(&self.db, move |conn| work(conn).map_err(ConductorError::from)).await
     }
 
     /// The directory an onboarded package's files were extracted to.

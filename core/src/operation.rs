@@ -253,6 +253,9 @@ pub enum InfraWork {
     Teardown,
 }
 
+/// Why infra work without a VIM connection is refused where the simulator is off.
+pub const NO_VIM: &str = "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled.";
+
 /// Where a plan is kept in an occurrence's private bookkeeping.
 const PLAN_KEY: &str = "plan";
 const ROLLBACK_PLAN_KEY: &str = "rollbackPlan";
@@ -316,9 +319,7 @@ impl OperationPlan {
     /// it is enabled; an instance is never run on the simulator otherwise.
     fn check_vim(&self, vim_types: &[&str]) -> Result<(), CoreError> {
         if self.infra.is_some() && self.vim.is_none() && !vim_types.contains(&VIM_TYPE_LOCAL) {
-            return Err(CoreError::Unprocessable(
-                "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled.".into(),
-            ));
+            return Err(CoreError::Unprocessable(NO_VIM.into()));
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use serde_json::json;
 use solgate_core::instance::{self, inventory_of, resource_changes};
 use solgate_core::lifecycle::{InstanceChange, StateChange};
 use solgate_core::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
-use solgate_core::operation::{InfraWork, LcmOperation, OperationPlan, PlanRequest};
+use solgate_core::operation::{InfraWork, LcmOperation, NO_VIM, OperationPlan, PlanRequest};
 use solgate_core::requests::{CANCELLED, plan_rollback};
 use solgate_core::{CoreError, PRIVATE_KEY, shapes, vnfd};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
@@ -243,7 +243,7 @@ fn driver_for(job: &Job, vim: Option<&VimConnection>) -> Result<(Arc<dyn InfraDr
     let driver = job.ctx.infra.get(vim.normalized_vim_type()).ok_or_else(|| Stop {
         status: 422,
         detail: if vim.vim_type == VIM_TYPE_LOCAL {
-            "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled.".to_owned()
+            NO_VIM.to_owned()
         } else {
             format!("vimType {} is not supported.", vim.vim_type)
         },
