@@ -75,7 +75,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             {
                 print!("{text}");
             }
-            Ok(())
+            let problems = if defaults { Vec::new() } else { settings.file_problems() };
+            if problems.is_empty() {
+                return Ok(());
+            }
+            for problem in &problems {
+                #[allow(clippy::print_stderr)]
+                {
+                    eprintln!("error: {problem}");
+                }
+            }
+            anyhow::bail!("{} problem(s) with the files the settings name", problems.len())
         }
         Command::Migrate(flags) => {
             flags.apply(&mut settings);

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use solgate_conductor::{ConductorSettings, RpcSettings};
-use solgate_core::settings::{NotificationSettings, PackageSettings};
+use solgate_core::settings::{EgressSettings, NotificationSettings, PackageSettings, TlsSettings};
 use solgate_db::DatabaseSettings;
 use solgate_drivers::DriverSettings;
 use solgate_gateway::HttpSettings;
 use solgate_gateway::settings::PagingSettings;
+use solgate_gateway::tls::ServerTlsSettings;
 use solgate_schemas::VersionPolicy;
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -27,6 +28,10 @@ pub struct Settings {
     pub drivers: DriverSettings,
     pub packages: PackageSettings,
     pub notifications: NotificationSettings,
+    /// Outgoing HTTPS: extra trust anchors (`[tls] ca_file`).
+    pub tls: TlsSettings,
+    /// The SSRF guard of URIs clients hand in.
+    pub egress: EgressSettings,
     pub log: LogSettings,
     /// Deprecation and retirement of API versions, e.g.
     /// `[[versions]] api = "vnflcm", version = "1.3.0", deprecated = true`.
@@ -175,9 +180,37 @@ impl Settings {
         if self.conductor.lease_timeout_secs <= self.conductor.heartbeat_interval_secs {
             return Err(invalid("conductor.lease_timeout_secs", "must exceed heartbeat_interval_secs".into()));
         }
+        solgate_core::egress::EgressPolicy::new(&self.egress).map_err(|message| invalid("egress", message))?;
         let registry = solgate_schemas::Registry::builtin().map_err(|error| invalid("versions", error.to_string()))?;
         registry.with_policies(&self.versions).map_err(|error| invalid("versions", error.to_string()))?;
         Ok(())
+    }
+
+    /// What would stop the files the settings name from working (`check-config`): TLS
+    /// files missing or unreadable, a key that does not match its certificate, an expired
+    /// certificate, unreadable trust anchors or notification client certificate.
+    pub fn file_problems(&self) -> Vec<String> {
+        let now = rustls_pki_types::UnixTime::now();
+        let mut found: Vec<String> =
+            solgate_gateway::tls::problems(&self.http.tls, now).iter().map(ToString::to_string).collect();
+        if !self.tls.ca_file.as_os_str().is_empty()
+            && let Err(error) = solgate_core::egress::read_trust_anchors(&self.tls.ca_file)
+        {
+            found.push(format!("tls.ca_file: {error}"));
+        }
+        let client = ServerTlsSettings {
+            cert_file: self.notifications.mtls_client_cert_file.clone(),
+            key_file: self.notifications.mtls_client_key_file.clone(),
+            client_ca_file: PathBuf::new(),
+        };
+        found.extend(
+            solgate_gateway::tls::problems(&client, now)
+                .iter()
+                .map(|problem| problem.to_string().replace("http.tls.cert_file", "notifications.mtls_client_cert_file"))
+                .map(|problem| problem.replace("http.tls.key_file", "notifications.mtls_client_key_file"))
+                .map(|problem| problem.replace("http.tls", "notifications.mtls_client_*")),
+        );
+        found
     }
 
     /// The database URL in effect: the configured one, or SQLite in the data directory.

@@ -11,10 +11,12 @@ use futures_util::future::BoxFuture;
 use solgate_conductor::rpc::amqp::AmqpTransport;
 use solgate_conductor::rpc::{RpcConsumer, RpcPublisher, all_queues, in_process};
 use solgate_conductor::{ConductorContext, InfraDrivers, RpcTransportKind};
+use solgate_core::egress::Outbound;
 use solgate_core::lifecycle::{LcmMetrics, StateMachine};
 use solgate_core::links::Links;
 use solgate_db::Database;
 use solgate_drivers::LocalVim;
+use solgate_gateway::tls::ServerTls;
 use solgate_gateway::{AppState, Metrics, ReadinessProbe};
 use solgate_schemas::{Api, Registry};
 use tokio_util::sync::CancellationToken;
@@ -45,6 +47,28 @@ pub struct Application {
     conductor: Option<tokio::task::JoinHandle<()>>,
     stop: CancellationToken,
     transport: Option<AmqpTransport>,
+    tls: Option<Arc<ServerTls>>,
+}
+
+/// SIGHUP reads the listener's certificate, key and client CA again; open connections
+/// keep their sessions. A failed reload keeps the files in use.
+fn reload_on_hangup(tls: Arc<ServerTls>, stop: CancellationToken) {
+    let Ok(mut hangups) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) else {
+        tracing::warn!("cannot listen for SIGHUP; TLS certificates will not be reloaded");
+        return;
+    };
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                signal = hangups.recv() => if signal.is_none() { return },
+            }
+            match tls.reload() {
+                Ok(()) => tracing::info!("TLS certificates reloaded"),
+                Err(error) => tracing::error!(%error, "TLS certificates not reloaded; the previous ones stay in use"),
+            }
+        }
+    });
 }
 
 /// The publisher every process has, the consumer a conductor has, and the AMQP
@@ -108,16 +132,21 @@ pub fn open_database(settings: &Settings) -> anyhow::Result<Database> {
 
 /// The infra drivers this build has, by vimType. The local simulated VIM (and with it the
 /// fault injection of `additionalParams.localVim`) only where the settings enable it.
-fn infra_drivers(settings: &Settings, role: Role) -> InfraDrivers {
+fn infra_drivers(settings: &Settings, role: Role, outbound: &Outbound) -> InfraDrivers {
     let mut drivers = InfraDrivers::default();
     if settings.conductor.local_vim.unwrap_or(role == Role::Serve) {
         let delay = Duration::from_millis(settings.conductor.local_vim_delay_ms);
         drivers = drivers.with(Arc::new(LocalVim { default_delay: delay }));
     }
+    let trust = solgate_drivers::VimTrust {
+        extra_ca_pem: outbound.extra_ca_pem(),
+        allow_skip_verification: settings.tls.allow_vim_skip_verification,
+    };
     #[cfg(feature = "openstack")]
-    let drivers = drivers.with(Arc::new(settings.drivers.openstack()));
+    let drivers = drivers.with(Arc::new(settings.drivers.openstack(&trust)));
     #[cfg(feature = "kubernetes")]
-    let drivers = drivers.with(Arc::new(settings.drivers.kubernetes()));
+    let drivers = drivers.with(Arc::new(settings.drivers.kubernetes(&trust)));
+    let _ = trust;
     drivers
 }
 
@@ -147,8 +176,10 @@ impl Application {
         let listener =
             TcpListener::bind(&settings.http.listen).with_context(|| format!("binding {}", settings.http.listen))?;
         let address = listener.local_addr()?;
+        let tls = ServerTls::load(&settings.http.tls)?;
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let public_endpoint = if settings.http.public_endpoint.is_empty() {
-            format!("http://{address}")
+            format!("{scheme}://{address}")
         } else {
             settings.http.public_endpoint.trim_end_matches('/').to_owned()
         };
@@ -178,13 +209,14 @@ impl Application {
             }
         };
 
-        let infra = infra_drivers(&settings, role);
+        let outbound = Outbound::new(&settings.tls, &settings.egress)?;
+        let infra = infra_drivers(&settings, role, &outbound);
         let machine =
             StateMachine { db: database.clone(), links: links.clone(), metrics: LcmMetrics::new(&prometheus)? };
         let package_store = settings.data.dir.join("packages");
         // One per process: the callback tests of the gateway and the delivery worker of the
         // conductor share its connections and OAuth 2.0 tokens.
-        let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone())?);
+        let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone(), &outbound)?);
         let stop = CancellationToken::new();
         let conductor = match (role.runs_conductor(), consumer) {
             (true, Some(consumer)) => {
@@ -203,6 +235,7 @@ impl Application {
                     registry: registry.clone(),
                     metrics: solgate_conductor::metrics::ConductorMetrics::new(&prometheus)?,
                     callbacks: callbacks.clone(),
+                    outbound: outbound.clone(),
                     machine: machine.clone(),
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
@@ -233,18 +266,31 @@ impl Application {
             package_store,
             packages: settings.packages.clone(),
             callbacks,
+            outbound,
             machine,
         });
         let api = role != Role::Conductor;
-        let mut server = HttpServer::new(move || solgate_gateway::app::app(state.clone(), extra, api))
-            .listen(listener)?
-            .shutdown_timeout(settings.http.shutdown_timeout_secs);
+        let server = HttpServer::new(move || solgate_gateway::app::app(state.clone(), extra, api));
+        let mut server = match &tls {
+            Some(tls) => server.listen_rustls_0_23(listener, tls.server_config()?)?,
+            None => server.listen(listener)?,
+        }
+        .shutdown_timeout(settings.http.shutdown_timeout_secs);
         if settings.http.workers > 0 {
             server = server.workers(settings.http.workers);
         }
         let server = server.run();
-        tracing::info!(%address, %public_endpoint, ?role, "solgate listening on http://{address}");
-        Ok(Self { port: address.port(), public_endpoint, server, conductor, stop, transport })
+        let mutual = tls.as_ref().is_some_and(|tls| tls.mutual());
+        tracing::info!(%address, %public_endpoint, ?role, mutual_tls = mutual, "solgate listening on {scheme}://{address}");
+        if let Some(tls) = &tls {
+            reload_on_hangup(tls.clone(), stop.clone());
+        }
+        Ok(Self { port: address.port(), public_endpoint, server, conductor, stop, transport, tls })
+    }
+
+    /// The listener's TLS, when it speaks HTTPS (tests reload it as SIGHUP does).
+    pub fn tls(&self) -> Option<Arc<ServerTls>> {
+        self.tls.clone()
     }
 
     pub fn port(&self) -> u16 {

@@ -55,6 +55,8 @@ pub struct ConductorContext {
     /// Notification delivery: settings, HTTP client and OAuth 2.0 token cache (shared with
     /// the gateway's callback tests in `solgate serve`).
     pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
+    /// Trust anchors and the SSRF guard of fetches a client steers (`upload_from_uri`).
+    pub outbound: solgate_core::egress::Outbound,
     /// Operation occurrences this conductor is running now. An occurrence it owns that is
     /// not in here was orphaned (its task failed): recovery moves it on like a dead peer's.
     pub running: RunningOps,

@@ -29,7 +29,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ConductorContext, ConductorError};
-use solgate_core::callbacks::{CallbackAuth, notification_version};
+use solgate_core::callbacks::notification_version;
 use solgate_core::notify;
 use solgate_core::settings::NotificationSettings;
 
@@ -200,7 +200,7 @@ impl Worker {
             ctx.db_run(move |conn| notifications::drop_for_subscription(conn, &subscription_id)).await?;
             return Ok(false);
         };
-        let auth = match CallbackAuth::from_authentication(subscription.authentication.as_ref()) {
+        let auth = match ctx.callbacks.auth_of(subscription.authentication.as_ref()) {
             Ok(auth) => auth,
             Err(refused) => return self.failed(row, &refused.detail, true).await,
         };

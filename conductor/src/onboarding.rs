@@ -33,6 +33,7 @@ use solgate_vnfpkg::{CsarError, Limits, PackageContents};
 use tokio::io::AsyncWriteExt;
 
 use crate::context::{ConductorContext, ConductorError};
+use solgate_core::egress::Outbound;
 use solgate_core::now;
 use solgate_core::packages::{
     CREATED, FAILURE_DETAILS, ONBOARDED, Origin, PROCESSING, PackageFiles, UPLOADING, UploadSource, failure_details,
@@ -123,7 +124,7 @@ pub async fn process(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<()
             ))
         }
         (_, Origin::Uri { address, user_name, password }) => {
-            fetch(&ctx.packages, &files, address, user_name.as_deref(), password.as_deref()).await
+            fetch(&ctx.packages, &ctx.outbound, &files, address, user_name.as_deref(), password.as_deref()).await
         }
         (_, Origin::Stored) => {
             if files.package_zip().is_file() {
@@ -330,6 +331,7 @@ fn redacted(address: &str) -> String {
 /// size and time.
 async fn fetch(
     settings: &PackageSettings,
+    outbound: &Outbound,
     files: &PackageFiles,
     address: &str,
     user_name: Option<&str>,
@@ -338,29 +340,18 @@ async fn fetch(
     let shown = redacted(address);
     let bad =
         |reason: String| OnboardingFailure::new(400, format!("Could not fetch the VNF package from {shown}: {reason}"));
-    let url = url::Url::parse(address)
-        .map_err(|_| OnboardingFailure::new(400, format!("Vnf package url '{shown}' is invalid.")))?;
-    match url.scheme() {
-        "http" => {}
-        // The workspace builds reqwest without TLS (no aws-lc or OpenSSL to compile).
-        "https" => {
-            return Err(OnboardingFailure::new(
-                400,
-                format!(
-                    "Could not fetch the VNF package from {shown}: this solgate build has no TLS support, so https:// \
-                     addresses cannot be fetched; use an http:// address or upload the package with PUT \
-                     .../package_content."
-                ),
-            ));
-        }
-        other => {
-            return Err(OnboardingFailure::new(
-                400,
-                format!("Vnf package url '{shown}' is invalid: scheme {other} is not supported."),
-            ));
-        }
-    }
-    let client = reqwest::Client::builder()
+    // Checked when the request was accepted; again here, as the guard's rules may have
+    // changed since (the resolver and the redirect policy check every connection too).
+    let url = outbound
+        .policy()
+        .check_uri("addressInformation", address)
+        .map_err(|refused| OnboardingFailure::new(refused.status, refused.detail.replace(address, &shown)))?;
+    let client = outbound
+        .client_builder(true)
+        .map_err(|error| {
+            tracing::error!(%error, "cannot build the HTTP client");
+            OnboardingFailure::internal()
+        })?
         .timeout(Duration::from_secs(settings.fetch_timeout_secs.max(1)))
         .connect_timeout(Duration::from_secs(settings.fetch_connect_timeout_secs.max(1)))
         .build()

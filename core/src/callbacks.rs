@@ -14,6 +14,7 @@ use sha2::Digest;
 use solgate_schemas::{Api, Registry, VersionEntry};
 
 use crate::CoreError;
+use crate::egress::Outbound;
 use crate::notify;
 use crate::settings::NotificationSettings;
 
@@ -26,14 +27,14 @@ pub struct Refused {
 }
 
 impl Refused {
-    fn new(status: u16, detail: impl Into<String>) -> Self {
+    pub fn new(status: u16, detail: impl Into<String>) -> Self {
         Self { status, detail: detail.into() }
     }
 }
 
-/// How solgate authenticates towards a callback (SOL013 SubscriptionAuthentication).
+/// The credentials solgate sends to a callback (SOL013 clause 8.3.4 SubscriptionAuthentication).
 #[derive(Clone, PartialEq, Eq)]
-pub enum CallbackAuth {
+pub enum CallbackCredentials {
     None,
     /// HTTP Basic with the consumer's credentials.
     Basic {
@@ -47,85 +48,123 @@ pub enum CallbackAuth {
         client_id: String,
         client_password: String,
     },
+    /// A Bearer token obtained with the client credentials grant, the client
+    /// authenticating with its certificate (RFC 8705 clause 2; SOL013 V3.5.1 OAUTH2_CLIENT_CERT).
+    OAuth2ClientCert {
+        token_endpoint: String,
+        client_id: String,
+    },
+}
+
+/// How solgate authenticates towards a callback: credentials, and whether the TLS
+/// connection presents solgate's client certificate (`TLS_CERT`, `OAUTH2_CLIENT_CERT`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct CallbackAuth {
+    pub credentials: CallbackCredentials,
+    pub client_certificate: bool,
+}
+
+impl CallbackAuth {
+    pub const NONE: CallbackAuth = CallbackAuth { credentials: CallbackCredentials::None, client_certificate: false };
+}
+
+impl std::fmt::Debug for CallbackCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Secrets never reach a log line.
+        match self {
+            CallbackCredentials::None => f.write_str("None"),
+            CallbackCredentials::Basic { user_name, .. } => write!(f, "Basic({user_name})"),
+            CallbackCredentials::OAuth2ClientCredentials { client_id, .. } => {
+                write!(f, "OAuth2ClientCredentials({client_id})")
+            }
+            CallbackCredentials::OAuth2ClientCert { client_id, .. } => write!(f, "OAuth2ClientCert({client_id})"),
+        }
+    }
 }
 
 impl std::fmt::Debug for CallbackAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Secrets never reach a log line.
-        match self {
-            CallbackAuth::None => f.write_str("None"),
-            CallbackAuth::Basic { user_name, .. } => write!(f, "Basic({user_name})"),
-            CallbackAuth::OAuth2ClientCredentials { client_id, .. } => {
-                write!(f, "OAuth2ClientCredentials({client_id})")
-            }
-        }
+        write!(f, "{:?}", self.credentials)?;
+        if self.client_certificate { f.write_str("+TlsCert") } else { Ok(()) }
     }
 }
 
-/// Only `http://` can be reached: reqwest is built without TLS (../shared/reference/rust-crates.md).
-fn check_reachable_scheme(what: &str, uri: &str) -> Result<(), Refused> {
-    let parsed =
-        url::Url::parse(uri).map_err(|_| Refused::new(400, format!("{what} {uri} is not an absolute URI.")))?;
-    match parsed.scheme() {
-        "http" if parsed.host_str().is_some() => Ok(()),
-        "https" => Err(Refused::new(
-            422,
-            format!("{what} uses https://, which this solgate build cannot reach (it has no TLS support)."),
-        )),
-        _ => Err(Refused::new(400, format!("{what} {uri} is not an http:// URI."))),
+/// solgate's client certificate for `TLS_CERT` and `OAUTH2_CLIENT_CERT` subscriptions:
+/// a client that presents it, and its thumbprints for `certificateRef`.
+struct ClientCertificate {
+    http: reqwest::Client,
+    /// base64url SHA-256 of the DER certificate (RFC 7515 `x5t#S256`, RFC 8705 clause 3.1).
+    x5t_s256: String,
+    /// The same digest in hex (a `sha256` fingerprint as `openssl x509 -fingerprint` shows it).
+    sha256_hex: String,
+}
+
+impl ClientCertificate {
+    fn load(
+        settings: &NotificationSettings,
+        outbound: &Outbound,
+        timeout: Duration,
+    ) -> Result<Option<Self>, CoreError> {
+        let (cert_file, key_file) = (&settings.mtls_client_cert_file, &settings.mtls_client_key_file);
+        if cert_file.as_os_str().is_empty() && key_file.as_os_str().is_empty() {
+            return Ok(None);
+        }
+        let setup = |message: String| CoreError::Setup(format!("notifications.mtls_client_*: {message}"));
+        let read = |path: &std::path::Path| {
+            std::fs::read(path).map_err(|error| setup(format!("cannot read {}: {error}", path.display())))
+        };
+        let (cert_pem, key_pem) = (read(cert_file)?, read(key_file)?);
+        use rustls_pki_types::pem::PemObject;
+        let first = rustls_pki_types::CertificateDer::pem_slice_iter(&cert_pem)
+            .next()
+            .ok_or_else(|| setup(format!("{} holds no certificate", cert_file.display())))?
+            .map_err(|error| setup(format!("{}: {error}", cert_file.display())))?;
+        let digest = sha2::Sha256::digest(first.as_ref());
+        let mut identity_pem = cert_pem.clone();
+        identity_pem.push(b'\n');
+        identity_pem.extend_from_slice(&key_pem);
+        let identity = reqwest::Identity::from_pem(&identity_pem).map_err(|error| setup(error.to_string()))?;
+        let http = outbound
+            .client_builder(false)?
+            .identity(identity)
+            .connect_timeout(timeout)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|error| setup(format!("cannot build the client: {error}")))?;
+        use base64::Engine;
+        Ok(Some(Self {
+            http,
+            x5t_s256: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest),
+            sha256_hex: hex::encode(digest),
+        }))
     }
-}
 
-/// Checks a callback URI: an absolute `http://` URI.
-pub fn check_callback_uri(uri: &str) -> Result<(), Refused> {
-    check_reachable_scheme("callbackUri", uri)
-}
-
-impl CallbackAuth {
-    /// Reads an `authentication` object (already schema-valid). Where several `authType`s
-    /// are listed the strongest supported one wins, as in Tacker. The parameters of the
-    /// chosen type are required: solgate has no out-of-band provisioning (SOL013 clause
-    /// 8.3.4: present "if ... the contained information has not been provisioned out of
-    /// band"). TLS_CERT and OAUTH2_CLIENT_CERT need TLS, which this build lacks.
-    pub fn from_authentication(authentication: Option<&Value>) -> Result<Self, Refused> {
-        let Some(authentication) = authentication.filter(|value| !value.is_null()) else {
-            return Ok(CallbackAuth::None);
-        };
-        let types: Vec<&str> =
-            authentication["authType"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let text = |params: &Value, key: &str, name: &str| -> Result<String, Refused> {
-            params[key]
-                .as_str()
-                .filter(|text| !text.is_empty())
-                .map(str::to_owned)
-                .ok_or_else(|| Refused::new(400, format!("{name}.{key} must be specified.")))
-        };
-        if types.contains(&"OAUTH2_CLIENT_CREDENTIALS") {
-            let params = &authentication["paramsOauth2ClientCredentials"];
-            if !params.is_object() {
-                return Err(Refused::new(400, "paramsOauth2ClientCredentials must be specified."));
+    /// Whether a `certificateRef` names this certificate: type `x5t#S256` with the
+    /// base64url thumbprint, or `sha256` with the hex fingerprint (colons allowed).
+    fn check_reference(&self, reference: &Value) -> Result<(), Refused> {
+        let kind = reference["type"].as_str().unwrap_or_default();
+        let value = reference["value"].as_str().unwrap_or_default();
+        let matches = match kind.to_ascii_lowercase().as_str() {
+            "x5t#s256" => value == self.x5t_s256,
+            "sha256" | "sha-256" => value.replace(':', "").eq_ignore_ascii_case(&self.sha256_hex),
+            _ => {
+                return Err(Refused::new(
+                    422,
+                    format!(
+                        "paramsOauth2ClientCert.certificateRef.type {kind} is not supported; use x5t#S256 (the \
+                         base64url SHA-256 thumbprint) or sha256 (the hex fingerprint)."
+                    ),
+                ));
             }
-            let name = "paramsOauth2ClientCredentials";
-            let token_endpoint = text(params, "tokenEndpoint", name)?;
-            check_reachable_scheme("tokenEndpoint", &token_endpoint)?;
-            return Ok(CallbackAuth::OAuth2ClientCredentials {
-                token_endpoint,
-                client_id: text(params, "clientId", name)?,
-                client_password: text(params, "clientPassword", name)?,
-            });
+        };
+        if matches {
+            Ok(())
+        } else {
+            Err(Refused::new(
+                422,
+                "paramsOauth2ClientCert.certificateRef does not name the client certificate this VNFM presents.",
+            ))
         }
-        if types.contains(&"BASIC") {
-            let params = &authentication["paramsBasic"];
-            if !params.is_object() {
-                return Err(Refused::new(400, "paramsBasic must be specified."));
-            }
-            return Ok(CallbackAuth::Basic {
-                user_name: text(params, "userName", "paramsBasic")?,
-                password: text(params, "password", "paramsBasic")?,
-            });
-        }
-        let listed = types.join(", ");
-        Err(Refused::new(422, format!("authType {listed} is not supported; use BASIC or OAUTH2_CLIENT_CREDENTIALS.")))
     }
 }
 
@@ -181,6 +220,8 @@ type TokenKey = (String, String, String);
 /// conductor's delivery worker: one connection pool and one token cache per process.
 pub struct Callbacks {
     http: reqwest::Client,
+    client_certificate: Option<ClientCertificate>,
+    outbound: Outbound,
     settings: NotificationSettings,
     tokens: Mutex<HashMap<TokenKey, CachedToken>>,
 }
@@ -192,15 +233,124 @@ impl std::fmt::Debug for Callbacks {
 }
 
 impl Callbacks {
-    pub fn new(settings: NotificationSettings) -> Result<Self, CoreError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(settings.request_timeout_secs.max(1)))
-            // A redirect would carry the notification (and its credentials) elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
+    pub fn new(settings: NotificationSettings, outbound: &Outbound) -> Result<Self, CoreError> {
+        let timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
+        // A redirect would carry the notification (and its credentials) elsewhere: none is followed.
+        let http = outbound
+            .client_builder(false)?
+            .connect_timeout(timeout)
             .pool_idle_timeout(Duration::from_secs(30))
             .build()
             .map_err(|error| CoreError::Setup(format!("cannot build the notification HTTP client: {error}")))?;
-        Ok(Self { http, settings, tokens: Mutex::new(HashMap::new()) })
+        let client_certificate = ClientCertificate::load(&settings, outbound, timeout)?;
+        Ok(Self { http, client_certificate, outbound: outbound.clone(), settings, tokens: Mutex::new(HashMap::new()) })
+    }
+
+    /// Reads an `authentication` object (already schema-valid). Where several `authType`s
+    /// are listed the strongest credentials win, as in Tacker; `TLS_CERT` beside another
+    /// type adds the client certificate to its credentials. The parameters of the chosen
+    /// type are required: solgate has no out-of-band provisioning (SOL013 clause 8.3.4:
+    /// present "if ... the contained information has not been provisioned out of band").
+    pub fn auth_of(&self, authentication: Option<&Value>) -> Result<CallbackAuth, Refused> {
+        let Some(authentication) = authentication.filter(|value| !value.is_null()) else {
+            return Ok(CallbackAuth::NONE);
+        };
+        let types: Vec<&str> =
+            authentication["authType"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let params = |name: &str| -> Result<&Value, Refused> {
+            let params = &authentication[name];
+            if params.is_object() { Ok(params) } else { Err(Refused::new(400, format!("{name} must be specified."))) }
+        };
+        let text = |params: &Value, key: &str, name: &str| -> Result<String, Refused> {
+            params[key]
+                .as_str()
+                .filter(|text| !text.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| Refused::new(400, format!("{name}.{key} must be specified.")))
+        };
+        let policy = self.outbound.policy();
+        let credentials = if types.contains(&"OAUTH2_CLIENT_CERT") {
+            let name = "paramsOauth2ClientCert";
+            let given = params(name)?;
+            let token_endpoint = text(given, "tokenEndpoint", name)?;
+            policy.check_uri(&format!("{name}.tokenEndpoint"), &token_endpoint)?;
+            let client_id = text(given, "clientId", name)?;
+            self.certificate("OAUTH2_CLIENT_CERT")?.check_reference(&given["certificateRef"])?;
+            CallbackCredentials::OAuth2ClientCert { token_endpoint, client_id }
+        } else if types.contains(&"OAUTH2_CLIENT_CREDENTIALS") {
+            let name = "paramsOauth2ClientCredentials";
+            let given = params(name)?;
+            let token_endpoint = text(given, "tokenEndpoint", name)?;
+            policy.check_uri(&format!("{name}.tokenEndpoint"), &token_endpoint)?;
+            CallbackCredentials::OAuth2ClientCredentials {
+                token_endpoint,
+                client_id: text(given, "clientId", name)?,
+                client_password: text(given, "clientPassword", name)?,
+            }
+        } else if types.contains(&"BASIC") {
+            let given = params("paramsBasic")?;
+            CallbackCredentials::Basic {
+                user_name: text(given, "userName", "paramsBasic")?,
+                password: text(given, "password", "paramsBasic")?,
+            }
+        } else if types.contains(&"TLS_CERT") {
+            CallbackCredentials::None
+        } else {
+            let listed = types.join(", ");
+            return Err(Refused::new(
+                422,
+                format!(
+                    "authType {listed} is not supported; use BASIC, OAUTH2_CLIENT_CREDENTIALS, TLS_CERT or \
+                     OAUTH2_CLIENT_CERT."
+                ),
+            ));
+        };
+        let client_certificate = types.contains(&"TLS_CERT") || types.contains(&"OAUTH2_CLIENT_CERT");
+        if client_certificate && !types.contains(&"OAUTH2_CLIENT_CERT") {
+            self.certificate("TLS_CERT")?;
+        }
+        Ok(CallbackAuth { credentials, client_certificate })
+    }
+
+    fn certificate(&self, auth_type: &str) -> Result<&ClientCertificate, Refused> {
+        self.client_certificate.as_ref().ok_or_else(|| {
+            Refused::new(
+                422,
+                format!(
+                    "authType {auth_type} needs a client certificate, and this VNFM has none configured \
+                     (notifications.mtls_client_cert_file and mtls_client_key_file)."
+                ),
+            )
+        })
+    }
+
+    /// The SSRF checks of a new subscription: its callback URI and token endpoint, by
+    /// scheme, literal address and the addresses their host names resolve to.
+    pub async fn check_uris(&self, callback_uri: &str, auth: &CallbackAuth) -> Result<(), Refused> {
+        let policy = self.outbound.policy();
+        policy.check_uri_resolved("callbackUri", callback_uri).await?;
+        match &auth.credentials {
+            CallbackCredentials::OAuth2ClientCredentials { token_endpoint, .. } => {
+                policy.check_uri_resolved("paramsOauth2ClientCredentials.tokenEndpoint", token_endpoint).await?;
+            }
+            CallbackCredentials::OAuth2ClientCert { token_endpoint, .. } => {
+                policy.check_uri_resolved("paramsOauth2ClientCert.tokenEndpoint", token_endpoint).await?;
+            }
+            CallbackCredentials::None | CallbackCredentials::Basic { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// The client for `auth`: the one that presents the client certificate when it asks for it.
+    fn client_for(&self, auth: &CallbackAuth) -> Result<&reqwest::Client, ExchangeFailure> {
+        if !auth.client_certificate {
+            return Ok(&self.http);
+        }
+        self.client_certificate.as_ref().map(|certificate| &certificate.http).ok_or_else(|| ExchangeFailure {
+            client: "No client certificate is configured.".into(),
+            cause: "the subscription asks for a client certificate and notifications.mtls_client_cert_file is unset"
+                .into(),
+        })
     }
 
     pub fn settings(&self) -> &NotificationSettings {
@@ -244,9 +394,13 @@ impl Callbacks {
         timeout: Duration,
     ) -> Result<StatusCode, ExchangeFailure> {
         let mut fresh_token = false;
+        let http = self.client_for(auth)?;
+        let oauth2 = matches!(
+            auth.credentials,
+            CallbackCredentials::OAuth2ClientCredentials { .. } | CallbackCredentials::OAuth2ClientCert { .. }
+        );
         loop {
-            let mut request = self
-                .http
+            let mut request = http
                 .request(method.clone(), uri)
                 .timeout(timeout)
                 .header(ACCEPT, "application/json")
@@ -254,10 +408,12 @@ impl Callbacks {
             if let Some(body) = body {
                 request = request.header(CONTENT_TYPE, "application/json").body(body.to_string());
             }
-            match auth {
-                CallbackAuth::None => {}
-                CallbackAuth::Basic { user_name, password } => request = request.basic_auth(user_name, Some(password)),
-                CallbackAuth::OAuth2ClientCredentials { .. } => {
+            match &auth.credentials {
+                CallbackCredentials::None => {}
+                CallbackCredentials::Basic { user_name, password } => {
+                    request = request.basic_auth(user_name, Some(password));
+                }
+                CallbackCredentials::OAuth2ClientCredentials { .. } | CallbackCredentials::OAuth2ClientCert { .. } => {
                     request = request.bearer_auth(self.token(auth, fresh_token, timeout).await?);
                 }
             }
@@ -265,10 +421,7 @@ impl Callbacks {
             let status = response.status();
             // Read the (small) answer so the connection can be reused.
             let _ = response.bytes().await;
-            if status == StatusCode::UNAUTHORIZED
-                && matches!(auth, CallbackAuth::OAuth2ClientCredentials { .. })
-                && !fresh_token
-            {
+            if status == StatusCode::UNAUTHORIZED && oauth2 && !fresh_token {
                 fresh_token = true;
                 continue;
             }
@@ -279,10 +432,20 @@ impl Callbacks {
     /// A token for an OAuth 2.0 callback: the cached one unless it is about to expire or
     /// `renew` is set.
     async fn token(&self, auth: &CallbackAuth, renew: bool, timeout: Duration) -> Result<String, ExchangeFailure> {
-        let CallbackAuth::OAuth2ClientCredentials { token_endpoint, client_id, client_password } = auth else {
-            return Err(ExchangeFailure { client: String::new(), cause: "not an OAuth 2.0 subscription".into() });
+        let (token_endpoint, client_id, secret) = match &auth.credentials {
+            CallbackCredentials::OAuth2ClientCredentials { token_endpoint, client_id, client_password } => {
+                (token_endpoint, client_id, Some(client_password))
+            }
+            CallbackCredentials::OAuth2ClientCert { token_endpoint, client_id } => (token_endpoint, client_id, None),
+            CallbackCredentials::None | CallbackCredentials::Basic { .. } => {
+                return Err(ExchangeFailure { client: String::new(), cause: "not an OAuth 2.0 subscription".into() });
+            }
         };
-        let key = (token_endpoint.clone(), client_id.clone(), hex::encode(sha2::Sha256::digest(client_password)));
+        let client_key = match secret {
+            Some(secret) => hex::encode(sha2::Sha256::digest(secret)),
+            None => format!("mtls:{}", self.client_certificate.as_ref().map(|c| c.sha256_hex.as_str()).unwrap_or("")),
+        };
+        let key = (token_endpoint.clone(), client_id.clone(), client_key);
         if !renew {
             let tokens = self.tokens.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(cached) = tokens.get(&key).filter(|cached| cached.renew_at > Instant::now()) {
@@ -293,14 +456,22 @@ impl Callbacks {
             client: "No OAuth 2.0 access token could be obtained from its tokenEndpoint.".into(),
             cause: format!("token endpoint: {cause}"),
         };
-        let response = self
-            .http
-            .post(token_endpoint)
-            .timeout(timeout)
-            .basic_auth(client_id, Some(client_password))
+        let mut request = self.client_for(auth)?.post(token_endpoint.as_str()).timeout(timeout);
+        let form = match secret {
+            Some(secret) => {
+                request = request.basic_auth(client_id, Some(secret));
+                "grant_type=client_credentials".to_owned()
+            }
+            // RFC 8705 clause 2: the certificate authenticates; client_id names the client.
+            None => url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("grant_type", "client_credentials")
+                .append_pair("client_id", client_id)
+                .finish(),
+        };
+        let response = request
             .header(ACCEPT, "application/json")
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body("grant_type=client_credentials")
+            .body(form)
             .send()
             .await
             .map_err(|error| no_token(transport_failure(&error, timeout, "token endpoint").cause))?;
@@ -344,42 +515,89 @@ mod tests {
 
     use super::*;
 
+    fn callbacks(settings: NotificationSettings) -> Callbacks {
+        let outbound = Outbound::new(&Default::default(), &Default::default()).unwrap();
+        Callbacks::new(settings, &outbound).unwrap()
+    }
+
     #[test]
     fn authentication_is_read_strictly() {
-        assert_eq!(CallbackAuth::from_authentication(None).unwrap(), CallbackAuth::None);
+        let callbacks = callbacks(NotificationSettings::default());
+        assert_eq!(callbacks.auth_of(None).unwrap(), CallbackAuth::NONE);
         let basic = json!({"authType": ["BASIC"], "paramsBasic": {"userName": "u", "password": "p"}});
         assert_eq!(
-            CallbackAuth::from_authentication(Some(&basic)).unwrap(),
-            CallbackAuth::Basic { user_name: "u".into(), password: "p".into() }
+            callbacks.auth_of(Some(&basic)).unwrap().credentials,
+            CallbackCredentials::Basic { user_name: "u".into(), password: "p".into() }
         );
         let both = json!({"authType": ["BASIC", "OAUTH2_CLIENT_CREDENTIALS"], "paramsBasic": {"userName": "u", "password": "p"},
-            "paramsOauth2ClientCredentials": {"clientId": "c", "clientPassword": "s", "tokenEndpoint": "http://idp/token"}});
+            "paramsOauth2ClientCredentials": {"clientId": "c", "clientPassword": "s", "tokenEndpoint": "https://idp/token"}});
         assert!(matches!(
-            CallbackAuth::from_authentication(Some(&both)).unwrap(),
-            CallbackAuth::OAuth2ClientCredentials { .. }
+            callbacks.auth_of(Some(&both)).unwrap().credentials,
+            CallbackCredentials::OAuth2ClientCredentials { .. }
         ));
         let missing = json!({"authType": ["BASIC"]});
-        assert_eq!(CallbackAuth::from_authentication(Some(&missing)).unwrap_err().status, 400);
+        assert_eq!(callbacks.auth_of(Some(&missing)).unwrap_err().status, 400);
         let no_password = json!({"authType": ["BASIC"], "paramsBasic": {"userName": "u"}});
         assert_eq!(
-            CallbackAuth::from_authentication(Some(&no_password)).unwrap_err().detail,
+            callbacks.auth_of(Some(&no_password)).unwrap_err().detail,
             "paramsBasic.password must be specified."
         );
+        // Without a configured client certificate, certificate types are refused by name.
         let tls = json!({"authType": ["TLS_CERT"]});
-        assert_eq!(CallbackAuth::from_authentication(Some(&tls)).unwrap_err().status, 422);
-        let https_idp = json!({"authType": ["OAUTH2_CLIENT_CREDENTIALS"],
-            "paramsOauth2ClientCredentials": {"clientId": "c", "clientPassword": "s", "tokenEndpoint": "https://idp/token"}});
-        assert_eq!(CallbackAuth::from_authentication(Some(&https_idp)).unwrap_err().status, 422);
-        let debug = format!("{:?}", CallbackAuth::from_authentication(Some(&basic)).unwrap());
+        let refused = callbacks.auth_of(Some(&tls)).unwrap_err();
+        assert_eq!(refused.status, 422);
+        assert!(refused.detail.contains("mtls_client_cert_file"), "{refused:?}");
+        let metadata_idp = json!({"authType": ["OAUTH2_CLIENT_CREDENTIALS"],
+            "paramsOauth2ClientCredentials": {"clientId": "c", "clientPassword": "s", "tokenEndpoint": "http://169.254.169.254/token"}});
+        let refused = callbacks.auth_of(Some(&metadata_idp)).unwrap_err();
+        assert!(refused.detail.starts_with("paramsOauth2ClientCredentials.tokenEndpoint"), "{refused:?}");
+        let debug = format!("{:?}", callbacks.auth_of(Some(&basic)).unwrap());
         assert_eq!(debug, "Basic(u)");
     }
 
     #[test]
-    fn callback_uris_must_be_reachable() {
-        assert!(check_callback_uri("http://127.0.0.1:9/cb").is_ok());
-        assert_eq!(check_callback_uri("https://nfvo/cb").unwrap_err().status, 422);
-        assert_eq!(check_callback_uri("ftp://nfvo/cb").unwrap_err().status, 400);
-        assert_eq!(check_callback_uri("/relative").unwrap_err().status, 400);
+    fn certificate_references_name_the_configured_client_certificate() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let certificate =
+            rcgen::CertificateParams::new(vec!["vnfm.example".into()]).unwrap().self_signed(&key).unwrap();
+        let (cert_file, key_file) = (dir.path().join("client.pem"), dir.path().join("client.key"));
+        std::fs::write(&cert_file, certificate.pem()).unwrap();
+        std::fs::write(&key_file, key.serialize_pem()).unwrap();
+        let settings = NotificationSettings {
+            mtls_client_cert_file: cert_file,
+            mtls_client_key_file: key_file,
+            ..NotificationSettings::default()
+        };
+        let callbacks = callbacks(settings);
+        let digest = sha2::Sha256::digest(certificate.der());
+        use base64::Engine;
+        let thumbprint = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest);
+        let request = |reference: Value| {
+            json!({"authType": ["OAUTH2_CLIENT_CERT"], "paramsOauth2ClientCert": {"clientId": "vnfm",
+                "certificateRef": reference, "tokenEndpoint": "https://idp.example/token"}})
+        };
+        let auth = callbacks.auth_of(Some(&request(json!({"type": "x5t#S256", "value": thumbprint})))).unwrap();
+        assert!(auth.client_certificate);
+        assert!(matches!(auth.credentials, CallbackCredentials::OAuth2ClientCert { .. }));
+        let colons = hex::encode(digest)
+            .to_uppercase()
+            .as_bytes()
+            .chunks(2)
+            .map(|pair| String::from_utf8_lossy(pair).into_owned())
+            .collect::<Vec<_>>()
+            .join(":");
+        assert!(callbacks.auth_of(Some(&request(json!({"type": "sha256", "value": colons})))).is_ok());
+        let other = callbacks.auth_of(Some(&request(json!({"type": "x5t#S256", "value": "AAAA"})))).unwrap_err();
+        assert_eq!(other.status, 422);
+        assert!(other.detail.contains("certificateRef"), "{other:?}");
+        let unknown = callbacks.auth_of(Some(&request(json!({"type": "pkcs11", "value": "x"})))).unwrap_err();
+        assert!(unknown.detail.contains("pkcs11"), "{unknown:?}");
+        let tls = callbacks
+            .auth_of(Some(&json!({"authType": ["TLS_CERT", "BASIC"],
+            "paramsBasic": {"userName": "u", "password": "p"}})))
+            .unwrap();
+        assert_eq!(format!("{tls:?}"), "Basic(u)+TlsCert");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod callbacks;
 pub mod convert;
+pub mod egress;
 pub mod instance;
 pub mod lifecycle;
 pub mod links;

@@ -1,7 +1,50 @@
-//! Settings the domain needs on both doors: VNF package limits (the `[packages]` table)
-//! and subscriptions and notification delivery (the `[notifications]` table).
+//! Settings the domain needs on both doors: VNF package limits (the `[packages]` table),
+//! subscriptions and notification delivery (the `[notifications]` table), and outgoing
+//! HTTPS and its SSRF guard (the `[tls]` and `[egress]` tables).
+
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+
+/// Outgoing HTTPS (the `[tls]` table): to VIMs, callbacks, token endpoints, package sources.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TlsSettings {
+    /// PEM file of extra trust anchors, added to the platform's (empty: none).
+    pub ca_file: PathBuf,
+    /// Let a VIM registration turn certificate checks off
+    /// (`interfaceInfo.skipCertificateVerification`, as Tacker accepts). Off: such a VIM
+    /// is refused.
+    pub allow_vim_skip_verification: bool,
+}
+
+/// Which addresses a URI handed in by a client may reach (the `[egress]` table): callback
+/// URIs, OAuth 2.0 token endpoints and `upload_from_uri` addresses. A denied network wins
+/// over an allowed one; an empty allow list allows every address not denied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EgressSettings {
+    /// Networks (`ADDRESS/PREFIX` or an address) such URIs may reach; empty: any.
+    pub allow_networks: Vec<String>,
+    /// Networks they may never reach. The default denies link-local addresses (where cloud
+    /// metadata services answer: 169.254.169.254, fd00:ec2::254) and the unspecified ones.
+    pub deny_networks: Vec<String>,
+    /// Redirects a package fetch follows, each to a permitted address (callbacks and token
+    /// endpoints follow none: a redirect would carry credentials elsewhere).
+    pub max_redirects: usize,
+}
+
+impl Default for EgressSettings {
+    fn default() -> Self {
+        Self {
+            allow_networks: Vec::new(),
+            deny_networks: ["169.254.0.0/16", "fe80::/10", "fd00:ec2::254/128", "0.0.0.0/32", "::/128"]
+                .map(str::to_owned)
+                .to_vec(),
+            max_redirects: 3,
+        }
+    }
+}
 
 /// VNF package storage and onboarding (the `[packages]` table). The gateway applies the
 /// upload limit; the conductor applies the rest while onboarding.
@@ -75,6 +118,12 @@ pub struct NotificationSettings {
     /// Delivered and given-up notifications are kept this many seconds for operators,
     /// then removed.
     pub keep_finished_secs: u64,
+    /// Client certificate chain (PEM) presented to callbacks and token endpoints of
+    /// subscriptions with `TLS_CERT` or `OAUTH2_CLIENT_CERT` (Tacker:
+    /// `notification_mtls_client_cert_file`); empty: such subscriptions are refused.
+    pub mtls_client_cert_file: PathBuf,
+    /// Its private key (PEM; Tacker: `notification_mtls_client_key_file`).
+    pub mtls_client_key_file: PathBuf,
 }
 
 impl Default for NotificationSettings {
@@ -92,6 +141,8 @@ impl Default for NotificationSettings {
             claim_timeout_secs: 60,
             token_refresh_margin_secs: 30,
             keep_finished_secs: 7 * 24 * 3600,
+            mtls_client_cert_file: PathBuf::new(),
+            mtls_client_key_file: PathBuf::new(),
         }
     }
 }

@@ -22,4 +22,4 @@ pub use infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VduTarget, VimConnection,
 };
 pub use local::LocalVim;
-pub use settings::DriverSettings;
+pub use settings::{DriverSettings, VimTrust};

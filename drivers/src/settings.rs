@@ -7,6 +7,22 @@ use serde::{Deserialize, Serialize};
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
 const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// How a VIM's HTTPS is trusted, from the `[tls]` settings table (not a `[drivers]` key).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VimTrust {
+    /// Extra trust anchors (PEM) added to the platform's (`[tls] ca_file`).
+    pub extra_ca_pem: Option<std::sync::Arc<str>>,
+    /// Whether a VIM registration may turn certificate checks off
+    /// (`interfaceInfo.skipCertificateVerification` and the like). Off unless the operator
+    /// turns it on (`[tls] allow_vim_skip_verification`).
+    pub allow_skip_verification: bool,
+}
+
+/// Why a VIM that asks to skip certificate checks is refused.
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+pub(crate) const SKIP_REFUSED: &str = "interfaceInfo asks to skip TLS certificate verification, which this \
+     solgate does not allow (an operator can allow it with [tls] allow_vim_skip_verification = true)";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DriverSettings {
@@ -52,7 +68,7 @@ impl DriverSettings {
     }
 
     #[cfg(feature = "openstack")]
-    pub fn openstack(&self) -> crate::openstack::OpenStackDriver {
+    pub fn openstack(&self, trust: &VimTrust) -> crate::openstack::OpenStackDriver {
         crate::openstack::OpenStackDriver {
             wait: crate::openstack::WaitOptions {
                 poll_interval: std::time::Duration::from_secs(self.openstack_poll_interval_secs),
@@ -60,17 +76,19 @@ impl DriverSettings {
             },
             cancel_poll: CANCEL_POLL,
             stack_timeout_mins: self.openstack_stack_timeout_mins,
+            trust: trust.clone(),
         }
     }
 
     #[cfg(feature = "kubernetes")]
-    pub fn kubernetes(&self) -> crate::kubernetes::KubernetesDriver {
+    pub fn kubernetes(&self, trust: &VimTrust) -> crate::kubernetes::KubernetesDriver {
         crate::kubernetes::KubernetesDriver {
             wait: crate::kubernetes::WaitOptions {
                 timeout: std::time::Duration::from_secs(self.kubernetes_wait_timeout_secs),
                 poll_interval: std::time::Duration::from_secs(self.kubernetes_poll_interval_secs),
             },
             cancel_poll: CANCEL_POLL,
+            trust: trust.clone(),
         }
     }
 }
@@ -100,11 +118,11 @@ mod tests {
             kubernetes_wait_timeout_secs: 120,
             kubernetes_poll_interval_secs: 3,
         };
-        let openstack = settings.openstack();
+        let openstack = settings.openstack(&VimTrust::default());
         assert_eq!(openstack.stack_timeout_mins, 45);
         assert_eq!(openstack.wait.poll_interval, Duration::from_secs(2));
         assert_eq!(openstack.wait.timeout, Duration::from_secs(900));
-        let kubernetes = settings.kubernetes();
+        let kubernetes = settings.kubernetes(&VimTrust::default());
         assert_eq!(kubernetes.wait.timeout, Duration::from_secs(120));
         assert_eq!(kubernetes.wait.poll_interval, Duration::from_secs(3));
     }

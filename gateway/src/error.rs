@@ -194,6 +194,16 @@ internal_from!(
 );
 
 /// The domain's refusals keep their status; anything else is ours (500, cause logged).
+/// A subscription or package URI the domain refuses: 400 for a malformed one, 422 otherwise.
+impl From<solgate_core::callbacks::Refused> for ApiError {
+    fn from(refused: solgate_core::callbacks::Refused) -> Self {
+        match refused.status {
+            400 => ApiError::bad_request(refused.detail),
+            _ => ApiError::unprocessable(refused.detail),
+        }
+    }
+}
+
 impl From<solgate_core::CoreError> for ApiError {
     #[track_caller]
     fn from(error: solgate_core::CoreError) -> Self {

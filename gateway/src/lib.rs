@@ -11,6 +11,7 @@ pub mod route;
 pub mod settings;
 pub mod sol013;
 pub mod state;
+pub mod tls;
 pub mod vnflcm;
 pub mod vnfpkgm;
 

@@ -18,6 +18,8 @@ pub struct HttpSettings {
     pub shutdown_timeout_secs: u64,
     /// Rendered list entries kept in memory (0 disables the cache).
     pub render_cache_entries: usize,
+    /// HTTPS and mutual TLS of the listener (`[http.tls]`); empty: plain HTTP.
+    pub tls: crate::tls::ServerTlsSettings,
 }
 
 impl Default for HttpSettings {
@@ -29,6 +31,7 @@ impl Default for HttpSettings {
             workers: 0,
             shutdown_timeout_secs: 30,
             render_cache_entries: 50_000,
+            tls: crate::tls::ServerTlsSettings::default(),
         }
     }
 }

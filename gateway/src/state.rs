@@ -44,6 +44,8 @@ pub struct AppState {
     /// Callback tests of new subscriptions (settings of the `[notifications]` table, and
     /// the OAuth 2.0 token cache the delivery worker shares in `solgate serve`).
     pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
+    /// Trust anchors and the SSRF guard of URIs clients hand in.
+    pub outbound: solgate_core::egress::Outbound,
 }
 
 impl AppState {

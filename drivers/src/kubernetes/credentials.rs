@@ -76,6 +76,7 @@ impl VimCredentials {
             tls: TlsSettings {
                 ca_cert: interface.string(&["ssl_ca_cert"]).or_else(|| access.string(&["ssl_ca_cert"])),
                 skip_certificate_verification: interface.flag("skipCertificateVerification"),
+                trust: crate::VimTrust::default(),
             },
         })
     }

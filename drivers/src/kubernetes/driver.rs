@@ -57,11 +57,13 @@ pub struct KubernetesDriver {
     pub wait: WaitOptions,
     /// How often a running wait checks whether the operation was cancelled.
     pub cancel_poll: Duration,
+    /// Extra trust anchors and whether a VIM may skip certificate checks (`[tls]`).
+    pub trust: crate::VimTrust,
 }
 
 impl Default for KubernetesDriver {
     fn default() -> Self {
-        crate::DriverSettings::default().kubernetes()
+        crate::DriverSettings::default().kubernetes(&crate::VimTrust::default())
     }
 }
 
@@ -659,7 +661,9 @@ impl InfraDriver for KubernetesDriver {
         action: InfraAction<'a>,
     ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
         Box::pin(async move {
-            let creds = VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
+            let mut creds =
+                VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
+            creds.tls.trust = self.trust.clone();
             let state: ClusterState = serde_json::from_value(ctx.current.vim_state.clone()).unwrap_or_default();
             let creds = if state.namespace.is_empty() { creds } else { creds.with_namespace(&state.namespace) };
             let client = KubernetesClient::new(&creds).map_err(|error| DriverError::new(error.to_string()))?;

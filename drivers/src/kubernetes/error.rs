@@ -36,10 +36,6 @@ pub enum KubernetesError {
     #[error("unexpected response from the Kubernetes API: {0}")]
     InvalidResponse(String),
 
-    /// An `https` API server while the crate was built without the `tls` feature.
-    #[error("endpoint {0} uses https but solgate-drivers was built without the `tls` feature")]
-    TlsUnavailable(String),
-
     /// Connection refused, timeout, broken body, ...
     #[error("HTTP transport error: {0}")]
     Transport(#[from] reqwest::Error),

@@ -3,11 +3,11 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use url::Url;
 
 pub(crate) use crate::secret::Secret;
 
 use super::{KubernetesError, Result};
+use crate::settings::{SKIP_REFUSED, VimTrust};
 
 /// Timeout of one non-watch call; watches run until their own `timeoutSeconds`.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -30,45 +30,41 @@ impl Auth {
     }
 }
 
-/// TLS settings from `interfaceInfo`. Only honoured when built with the `tls` feature.
+/// TLS settings from `interfaceInfo`, plus the operator's trust settings.
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(feature = "tls"), allow(dead_code))]
 pub(crate) struct TlsSettings {
     /// PEM of the cluster CA (`interfaceInfo.ssl_ca_cert`); when set it is the only trusted root.
     pub(crate) ca_cert: Option<String>,
     pub(crate) skip_certificate_verification: bool,
+    /// The `[tls]` table: extra trust anchors, and whether a VIM may turn verification off.
+    pub(crate) trust: VimTrust,
 }
 
-pub(crate) fn build_client(endpoint: &Url, tls: &TlsSettings) -> Result<reqwest::Client> {
-    let builder = reqwest::Client::builder()
+pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
         .user_agent(concat!("solgate/", env!("CARGO_PKG_VERSION")));
-    #[cfg(feature = "tls")]
-    let builder = {
-        let mut builder = builder.tls_danger_accept_invalid_certs(tls.skip_certificate_verification);
-        if let Some(pem) = &tls.ca_cert {
-            let certs = reqwest::Certificate::from_pem_bundle(normalize_pem(pem).as_bytes())
-                .map_err(|e| KubernetesError::InvalidVimConnectionInfo(format!("ssl_ca_cert: {e}")))?;
-            builder = builder.tls_certs_only(certs);
+    if tls.skip_certificate_verification {
+        if !tls.trust.allow_skip_verification {
+            return Err(KubernetesError::InvalidVimConnectionInfo(SKIP_REFUSED.to_owned()));
         }
-        builder
-    };
-    #[cfg(not(feature = "tls"))]
-    {
-        let _ = tls;
-        if endpoint.scheme() == "https" {
-            return Err(KubernetesError::TlsUnavailable(endpoint.to_string()));
-        }
+        builder = builder.tls_danger_accept_invalid_certs(true);
     }
-    #[cfg(feature = "tls")]
-    let _ = endpoint;
+    if let Some(pem) = &tls.ca_cert {
+        let certs = reqwest::Certificate::from_pem_bundle(normalize_pem(pem).as_bytes())
+            .map_err(|e| KubernetesError::InvalidVimConnectionInfo(format!("ssl_ca_cert: {e}")))?;
+        builder = builder.tls_certs_only(certs);
+    } else if let Some(pem) = &tls.trust.extra_ca_pem {
+        let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes())
+            .map_err(|e| KubernetesError::InvalidVimConnectionInfo(format!("tls.ca_file: {e}")))?;
+        builder = builder.tls_certs_merge(certs);
+    }
     Ok(builder.build()?)
 }
 
 /// VIM registrations often carry the CA with its line breaks flattened to spaces; Tacker
 /// rebuilds the PEM by turning whitespace back into newlines and re-joining the
 /// `BEGIN CERTIFICATE` / `END CERTIFICATE` markers. Same here, for PEM text without newlines.
-#[cfg_attr(not(feature = "tls"), allow(dead_code))]
 pub(crate) fn normalize_pem(pem: &str) -> String {
     let pem = pem.trim();
     if pem.contains('\n') {

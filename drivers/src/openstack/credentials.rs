@@ -86,6 +86,7 @@ impl VimCredentials {
                 Some(Value::String(pem)) => vec![pem.clone()],
                 _ => Vec::new(),
             },
+            trust: crate::VimTrust::default(),
         };
         Ok(creds)
     }

@@ -60,11 +60,13 @@ pub struct OpenStackDriver {
     pub cancel_poll: Duration,
     /// `timeout_mins` of stack create and update (Tacker: `openstack_vim_stack_create_timeout`, 20).
     pub stack_timeout_mins: u32,
+    /// Extra trust anchors and whether a VIM may skip certificate checks (`[tls]`).
+    pub trust: crate::VimTrust,
 }
 
 impl Default for OpenStackDriver {
     fn default() -> Self {
-        crate::DriverSettings::default().openstack()
+        crate::DriverSettings::default().openstack(&crate::VimTrust::default())
     }
 }
 
@@ -846,7 +848,9 @@ impl InfraDriver for OpenStackDriver {
         action: InfraAction<'a>,
     ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
         Box::pin(async move {
-            let creds = VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
+            let mut creds =
+                VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
+            creds.tls.trust = self.trust.clone();
             let heat = HeatClient::new(creds.clone()).map_err(|error| DriverError::new(error.to_string()))?;
             let state = StackState::of(ctx.current, ctx.instance_id);
             let flavour_id = state.flavour_id.clone();

@@ -55,10 +55,6 @@ pub enum OpenStackError {
     #[error("unexpected response from {service}: {detail}")]
     InvalidResponse { service: &'static str, detail: String },
 
-    /// An `https` endpoint while the crate was built without the `tls` feature.
-    #[error("endpoint {0} uses https but solgate-drivers was built without the `tls` feature")]
-    TlsUnavailable(String),
-
     /// Connection refused, timeout, broken body, ...
     #[error("HTTP transport error: {0}")]
     Transport(#[from] reqwest::Error),

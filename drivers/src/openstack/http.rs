@@ -4,20 +4,21 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::Value;
-use url::Url;
 
 pub(crate) use crate::secret::Secret;
 
 use super::{OpenStackError, Result};
+use crate::settings::{SKIP_REFUSED, VimTrust};
 
 /// TLS settings from `interfaceInfo` (SOL003 VimConnectionInfo, ETSI registry entry
-/// ETSINFV.OPENSTACK_KEYSTONE.V_3). Only honoured when built with the `tls` feature.
+/// ETSINFV.OPENSTACK_KEYSTONE.V_3), plus the operator's trust settings.
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(feature = "tls"), allow(dead_code))]
 pub(crate) struct TlsSettings {
     pub(crate) skip_certificate_verification: bool,
     pub(crate) skip_certificate_hostname_check: bool,
     pub(crate) trusted_certificates: Vec<String>,
+    /// The `[tls]` table: extra trust anchors, and whether a VIM may turn verification off.
+    pub(crate) trust: VimTrust,
 }
 
 /// Default per-request timeout; Heat calls return quickly, the long waits are polling loops.
@@ -27,32 +28,26 @@ pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// PATCH/DELETE that gets 302 into a GET, while Heat answers every call on
 /// `/stacks/{name}` with 302 to `/stacks/{name}/{id}` and expects the same method again
 /// (keystoneauth1, which Tacker uses, re-sends it).
-pub(crate) fn build_client(endpoint: &Url, tls: &TlsSettings) -> Result<reqwest::Client> {
-    let builder = reqwest::Client::builder()
+pub(crate) fn build_client(tls: &TlsSettings) -> Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(30))
         .user_agent(concat!("solgate/", env!("CARGO_PKG_VERSION")));
-    #[cfg(feature = "tls")]
-    let builder = {
-        let mut builder = builder
+    if tls.skip_certificate_verification || tls.skip_certificate_hostname_check {
+        if !tls.trust.allow_skip_verification {
+            return Err(OpenStackError::InvalidVimConnectionInfo(SKIP_REFUSED.to_owned()));
+        }
+        builder = builder
             .tls_danger_accept_invalid_certs(tls.skip_certificate_verification)
             .tls_danger_accept_invalid_hostnames(tls.skip_certificate_hostname_check);
-        for pem in &tls.trusted_certificates {
-            let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes())
-                .map_err(|e| OpenStackError::InvalidVimConnectionInfo(format!("trustedCertificates: {e}")))?;
-            builder = builder.tls_certs_merge(certs);
-        }
-        builder
-    };
-    #[cfg(not(feature = "tls"))]
-    {
-        let _ = tls;
-        if endpoint.scheme() == "https" {
-            return Err(OpenStackError::TlsUnavailable(endpoint.to_string()));
-        }
     }
-    #[cfg(feature = "tls")]
-    let _ = endpoint;
+    let extra = tls.trust.extra_ca_pem.as_deref().map(|pem| ("tls.ca_file", pem));
+    let listed = tls.trusted_certificates.iter().map(|pem| ("trustedCertificates", pem.as_str()));
+    for (source, pem) in listed.chain(extra) {
+        let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes())
+            .map_err(|e| OpenStackError::InvalidVimConnectionInfo(format!("{source}: {e}")))?;
+        builder = builder.tls_certs_merge(certs);
+    }
     Ok(builder.build()?)
 }
 

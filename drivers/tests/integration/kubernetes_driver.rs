@@ -125,6 +125,7 @@ fn driver() -> KubernetesDriver {
     KubernetesDriver {
         wait: WaitOptions { timeout: Duration::from_secs(10), poll_interval: Duration::from_millis(20) },
         cancel_poll: Duration::from_millis(10),
+        trust: solgate_drivers::VimTrust::default(),
     }
 }
 

@@ -153,6 +153,7 @@ fn driver() -> OpenStackDriver {
         wait: WaitOptions { poll_interval: Duration::from_millis(10), timeout: Duration::from_secs(10) },
         cancel_poll: Duration::from_millis(10),
         stack_timeout_mins: 20,
+        trust: solgate_drivers::VimTrust::default(),
     }
 }
 

@@ -13,7 +13,6 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Map, Value, json};
-use solgate_core::callbacks::{CallbackAuth, Refused, check_callback_uri};
 use solgate_core::notify;
 use solgate_core::{PRIVATE_KEY, now, without_private};
 use solgate_db::repo::lcm::{self, LcmMajor, SubscriptionRecord, columns};
@@ -28,13 +27,6 @@ use crate::state::AppState;
 
 pub fn not_found(id: &str) -> ApiError {
     ApiError::not_found(format!("LccnSubscription {id} not found."))
-}
-
-fn refused(refused: Refused) -> ApiError {
-    match refused.status {
-        400 => ApiError::bad_request(refused.detail),
-        _ => ApiError::unprocessable(refused.detail),
-    }
 }
 
 /// Whether the negotiated version knows subscription verbosity (SOL003 v3.x; v2.6.1 sends
@@ -63,9 +55,9 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
     validate(negotiated, "LccnSubscriptionRequest", &body)?;
     let major = major_of(negotiated)?;
     let callback_uri = body["callbackUri"].as_str().unwrap_or_default().to_owned();
-    check_callback_uri(&callback_uri).map_err(refused)?;
+    state.outbound.policy().check_uri("callbackUri", &callback_uri).map_err(ApiError::from)?;
     let authentication = body.get("authentication").filter(|value| !value.is_null()).cloned();
-    let auth = CallbackAuth::from_authentication(authentication.as_ref()).map_err(refused)?;
+    let auth = state.callbacks.auth_of(authentication.as_ref()).map_err(ApiError::from)?;
     let verbosity = if has_verbosity(negotiated) { body["verbosity"].as_str().unwrap_or("FULL") } else { "FULL" };
     let filter = body.get("filter").filter(|value| !value.is_null()).cloned();
     let dedup_key = notify::dedup_key(&callback_uri, filter.as_ref().unwrap_or(&Value::Null), verbosity);
@@ -76,8 +68,9 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
     if let Some(existing) = existing {
         return Ok(see_other(state, major, &existing.id));
     }
+    state.callbacks.check_uris(&callback_uri, &auth).await.map_err(ApiError::from)?;
     if state.callbacks.settings().test_callback_uri {
-        state.callbacks.test_callback(&callback_uri, &auth, &negotiated.version()).await.map_err(refused)?;
+        state.callbacks.test_callback(&callback_uri, &auth, &negotiated.version()).await.map_err(ApiError::from)?;
     }
 
     let id = uuid::Uuid::new_v4().to_string();

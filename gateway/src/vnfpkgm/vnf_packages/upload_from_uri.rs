@@ -21,10 +21,8 @@ pub async fn upload_from_uri(
     let request = body.0;
     common::validate(&negotiated, "UploadVnfPackageFromUriRequest", &request)?;
     let address = request["addressInformation"].as_str().unwrap_or_default().to_owned();
-    let valid = url::Url::parse(&address).is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.has_host());
-    if !valid {
-        return Err(ApiError::bad_request(format!("Vnf package url '{address}' is invalid")));
-    }
+    // Scheme, literal address and resolved addresses (SSRF guard, `[egress]`).
+    state.outbound.policy().check_uri_resolved("addressInformation", &address).await.map_err(ApiError::from)?;
     let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_owned);
     let source = UploadSource::uri(address, text("userName"), text("password")).to_value();
     let id = id.into_inner();
