@@ -367,7 +367,10 @@ async fn fetch(
         // The error's own text names the URL (credentials included); log its cause only.
         let cause = std::error::Error::source(error).map(ToString::to_string).unwrap_or_default();
         tracing::warn!(address = %shown, %cause, status = ?error.status(), "fetching a VNF package failed");
-        if error.is_timeout() {
+        if error.is_redirect() {
+            // The SSRF guard's reason (the rule that refused the hop), or too many hops.
+            format!("a redirect was not followed: {cause}")
+        } else if error.is_timeout() {
             format!("no complete answer within {} seconds", settings.fetch_timeout_secs)
         } else if error.is_connect() {
             "the server could not be reached".to_owned()

@@ -15,6 +15,9 @@ pub fn newest(api: solgate_schemas::Api, major: u64) -> String {
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
+    /// The listener's TLS when the app speaks HTTPS (tests reload it as SIGHUP does).
+    #[allow(dead_code)]
+    pub tls: Option<std::sync::Arc<solgate_gateway::tls::ServerTls>>,
     #[allow(dead_code)] // read by the tests that restart an app on the same data
     pub data_dir: std::path::PathBuf,
     /// The database the app uses (a per-test SQLite file or PostgreSQL database).
@@ -121,11 +124,14 @@ impl TestApp {
             solgate::telemetry::init_subscriber(&LogSettings::default());
         }
         let application = Application::build_with_routes(settings, Role::Serve, test_routes).await.unwrap();
-        let address = format!("http://127.0.0.1:{}", application.port());
+        let tls = application.tls();
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let address = format!("{scheme}://127.0.0.1:{}", application.port());
         tokio::spawn(application.run_until_stopped());
         Some(TestApp {
             address,
             client: reqwest::Client::new(),
+            tls,
             data_dir: data_dir.path().to_owned(),
             database_url,
             _data_dir: data_dir,
@@ -140,6 +146,7 @@ impl TestApp {
         TestApp {
             address,
             client: reqwest::Client::new(),
+            tls: None,
             data_dir: data_dir.path().to_owned(),
             database_url,
             _data_dir: data_dir,

@@ -12,6 +12,7 @@ mod notifications;
 mod scale_out;
 mod sol013_layer;
 mod telemetry;
+mod tls;
 mod vnflcm_v1;
 mod vnflcm_v2;
 mod vnfpkgm;

@@ -529,8 +529,8 @@ async fn callback_test_failures_are_422() {
     assert_eq!(list.json(), json!([]));
 
     // Request checks come before the callback test.
-    let detail = subscribe(&app, json!({"callbackUri": "https://nfvo.example/cb"})).await.problem(422);
-    assert!(detail.contains("https://") && detail.contains("TLS"), "{detail}");
+    let detail = subscribe(&app, json!({"callbackUri": "http://169.254.169.254/cb"})).await.problem(422);
+    assert!(detail.contains("169.254.0.0/16") && detail.contains("egress.deny_networks"), "{detail}");
     let detail = subscribe(&app, json!({"callbackUri": "cb"})).await.problem(400);
     assert_eq!(detail, "callbackUri cb is not an absolute URI.");
     subscribe(&app, json!({"filter": {}})).await.problem(400);

@@ -18,7 +18,7 @@ use solgate_vnfpkg::testing::CsarBuilder;
 use solgate_vnfpkg::{Limits, Vnfd};
 use wiremock::MockServer;
 
-use crate::support::{mount_exchanges, mount_fixture, query_of, received};
+use crate::support::{TlsFront, mount_exchanges, mount_fixture, query_of, received};
 
 const INSTANCE: &str = "2c5e8a1f-7b3d-4e6a-9c0f-1d2e3f4a5b6c";
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
@@ -152,10 +152,21 @@ async fn execute(
     action: InfraAction<'_>,
     cancelled: &(dyn Fn() -> bool + Send + Sync),
 ) -> Result<Inventory, DriverError> {
-    let vim = vim(server);
+    execute_on(&driver(), &vim(server), pkg, current, params, action, cancelled).await
+}
+
+async fn execute_on(
+    driver: &KubernetesDriver,
+    vim: &VimConnection,
+    pkg: &Package,
+    current: &Inventory,
+    params: Value,
+    action: InfraAction<'_>,
+    cancelled: &(dyn Fn() -> bool + Send + Sync),
+) -> Result<Inventory, DriverError> {
     let ctx = InfraContext {
         instance_id: INSTANCE,
-        vim: &vim,
+        vim,
         vnfd: &pkg.vnfd,
         package_dir: Some(&pkg.path),
         current,
@@ -163,7 +174,7 @@ async fn execute(
         attempt: 1,
         cancelled,
     };
-    driver().execute(ctx, action).await
+    driver.execute(ctx, action).await
 }
 
 fn never() -> impl Fn() -> bool + Send + Sync {
@@ -226,12 +237,18 @@ fn scale_exchange(collection: &str, name: &str, replicas: u32) -> Value {
                "status": {"replicas": replicas, "selector": format!("app={name}")}}}})
 }
 
-async fn instantiated(pkg: &Package) -> (MockServer, Inventory) {
+/// A server answering the instantiate flow: apply, the Deployment's watch, the pods.
+async fn instantiate_server() -> MockServer {
     let server = MockServer::start().await;
     mount_fixture(&server, "kubernetes/apply_deployment_service.json", &[]).await;
     mount_fixture(&server, "kubernetes/apply_statefulset.json", &[("instance", INSTANCE)]).await;
     mount_fixture(&server, "kubernetes/watch_deployment.json", &[]).await;
     mount_fixture(&server, "kubernetes/pods_running.json", &[]).await;
+    server
+}
+
+async fn instantiated(pkg: &Package) -> (MockServer, Inventory) {
+    let server = instantiate_server().await;
     let plan = plan(2);
     let inventory =
         execute(&server, pkg, &Inventory::default(), def_files(), InfraAction::Realize { plan: &plan }, &never())
@@ -614,4 +631,85 @@ async fn operate_stops_by_scaling_to_zero_and_starts_with_the_vnfc_ids_kept() {
         ["vdu1-5d4b9c8f7d-s1t2u", "vdu1-5d4b9c8f7d-v3w4x"]
     );
     assert_eq!(started.vim_state.get("stoppedReplicas"), None);
+}
+
+/// The VIM of [`vim`] reached at the TLS front instead, with more `interfaceInfo` keys.
+fn https_vim(server: &MockServer, front: &TlsFront, interface: Value) -> VimConnection {
+    let mut vim = vim(server);
+    vim.interface_info = json!({"endpoint": front.uri});
+    vim.interface_info.as_object_mut().unwrap().extend(interface.as_object().unwrap().clone());
+    vim
+}
+
+#[tokio::test]
+async fn instantiate_over_https_trusts_the_clusters_ssl_ca_cert() {
+    let pkg = package();
+    let server = instantiate_server().await;
+    let front = TlsFront::start(*server.address()).await;
+    let vim = https_vim(&server, &front, json!({"ssl_ca_cert": front.ca_pem}));
+
+    let plan = plan(2);
+    let inventory = execute_on(
+        &driver(),
+        &vim,
+        &pkg,
+        &Inventory::default(),
+        def_files(),
+        InfraAction::Realize { plan: &plan },
+        &never(),
+    )
+    .await
+    .unwrap();
+
+    assert!(front.handshakes() > 0, "the API calls went through the TLS front");
+    assert_eq!(front.handshake_failures(), Vec::<String>::new());
+    // The same flow as over plain http: every document applied, the watch, the pods mapped.
+    let applied = server.received_requests().await.unwrap().iter().filter(|r| r.method.as_str() == "PATCH").count();
+    assert_eq!(applied, 3);
+    assert_eq!(pods_of(&inventory, "VDU1").iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(), [POD_A, POD_B]);
+    assert_eq!(inventory.vim_state["objects"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn instantiate_over_https_without_the_ca_fails_the_certificate_check_and_skip_is_refused() {
+    let pkg = package();
+    let server = instantiate_server().await;
+    let front = TlsFront::start(*server.address()).await;
+    let plan = plan(2);
+
+    // No ssl_ca_cert, default [tls]: the test CA is in no trust store, so the handshake fails.
+    let error = execute_on(
+        &driver(),
+        &https_vim(&server, &front, json!({})),
+        &pkg,
+        &Inventory::default(),
+        def_files(),
+        InfraAction::Realize { plan: &plan },
+        &never(),
+    )
+    .await
+    .unwrap_err();
+    let message = error.message.to_lowercase();
+    assert!(message.contains("certificate") || message.contains("tls"), "{}", error.message);
+    assert_eq!(front.handshakes(), 0);
+    let failures = front.handshake_failures();
+    assert!(!failures.is_empty() && failures.iter().all(|f| f.contains("UnknownCA")), "{failures:?}");
+    assert!(server.received_requests().await.unwrap().is_empty(), "nothing reached the API server");
+
+    // Asking to skip verification is refused unless [tls] allow_vim_skip_verification.
+    let error = execute_on(
+        &driver(),
+        &https_vim(&server, &front, json!({"skipCertificateVerification": true})),
+        &pkg,
+        &Inventory::default(),
+        def_files(),
+        InfraAction::Realize { plan: &plan },
+        &never(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.message.contains("allow_vim_skip_verification"), "{}", error.message);
+    assert_eq!(front.handshake_failures().len(), failures.len(), "refused before any connection");
+    assert_eq!(front.handshakes(), 0);
+    assert!(server.received_requests().await.unwrap().is_empty());
 }

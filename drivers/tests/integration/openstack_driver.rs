@@ -19,7 +19,7 @@ use solgate_vnfpkg::testing::CsarBuilder;
 use solgate_vnfpkg::{Limits, Vnfd};
 use wiremock::MockServer;
 
-use crate::support::{mount_exchanges, mount_fixture, received};
+use crate::support::{TlsFront, mount_exchanges, mount_fixture, mount_fixture_at, received};
 
 const INSTANCE: &str = "c8a1e1b4";
 const HEAT: &str = "/heat-api/v1/a6944d763bf64ee6a275f1263fae0352";
@@ -183,10 +183,21 @@ async fn execute(
     action: InfraAction<'_>,
     cancelled: &(dyn Fn() -> bool + Send + Sync),
 ) -> Result<Inventory, DriverError> {
-    let vim = vim(server);
+    execute_on(&driver(), &vim(server), pkg, current, params, action, cancelled).await
+}
+
+async fn execute_on(
+    driver: &OpenStackDriver,
+    vim: &VimConnection,
+    pkg: &Package,
+    current: &Inventory,
+    params: Value,
+    action: InfraAction<'_>,
+    cancelled: &(dyn Fn() -> bool + Send + Sync),
+) -> Result<Inventory, DriverError> {
     let ctx = InfraContext {
         instance_id: INSTANCE,
-        vim: &vim,
+        vim,
         vnfd: &pkg.vnfd,
         package_dir: Some(&pkg.path),
         current,
@@ -194,7 +205,7 @@ async fn execute(
         attempt: 1,
         cancelled,
     };
-    driver().execute(ctx, action).await
+    driver.execute(ctx, action).await
 }
 
 fn never() -> impl Fn() -> bool + Send + Sync {
@@ -202,8 +213,14 @@ fn never() -> impl Fn() -> bool + Send + Sync {
 }
 
 async fn keystone(server: &MockServer) {
+    keystone_at(server, &server.uri()).await;
+}
+
+/// Keystone with a catalog whose endpoints start with `base`.
+async fn keystone_at(server: &MockServer, base: &str) {
     let expires = (Utc::now() + chrono::Duration::hours(1)).to_rfc3339_opts(SecondsFormat::Micros, true);
-    mount_fixture(server, "openstack/keystone_auth.json", &[("token", "tok-1"), ("expires_at", &expires)]).await;
+    mount_fixture_at(server, base, "openstack/keystone_auth.json", &[("token", "tok-1"), ("expires_at", &expires)])
+        .await;
 }
 
 /// Instantiates with two VDU1 instances; returns the server (still answering) and the inventory.
@@ -534,5 +551,92 @@ async fn a_package_without_basehot_for_the_flavour_is_refused_before_any_heat_ca
             .await
             .unwrap_err();
     assert_eq!(error.message, "the VNF package has no BaseHOT/simple/ template for the OpenStack VIM");
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+/// A server answering the instantiate flow with every URL it hands out (Keystone catalog,
+/// Heat links) on the TLS front in front of it.
+async fn https_instantiate_server() -> (MockServer, TlsFront) {
+    let server = MockServer::start().await;
+    let front = TlsFront::start(*server.address()).await;
+    keystone_at(&server, &front.uri).await;
+    mount_fixture_at(&server, &front.uri, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture_at(&server, &front.uri, "openstack/heat_resources_vnf.json", &[]).await;
+    (server, front)
+}
+
+/// The VIM of [`vim`] with Keystone at the TLS front, with more `interfaceInfo` keys.
+fn https_vim(server: &MockServer, front: &TlsFront, interface: Value) -> VimConnection {
+    let mut vim = vim(server);
+    vim.interface_info = json!({"endpoint": format!("{}/identity/v3", front.uri)});
+    vim.interface_info.as_object_mut().unwrap().extend(interface.as_object().unwrap().clone());
+    vim
+}
+
+async fn instantiate_over(
+    driver: &OpenStackDriver,
+    vim: &VimConnection,
+    pkg: &Package,
+) -> Result<Inventory, DriverError> {
+    let plan = plan(2);
+    let params = json!({"nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}});
+    execute_on(driver, vim, pkg, &Inventory::default(), params, InfraAction::Realize { plan: &plan }, &never()).await
+}
+
+/// Keystone, then Heat from the catalog, all through the front.
+async fn assert_instantiated_over_tls(server: &MockServer, front: &TlsFront, inventory: &Inventory) {
+    assert!(front.handshakes() > 0, "the calls went through the TLS front");
+    assert_eq!(front.handshake_failures(), Vec::<String>::new());
+    assert_eq!(received(server, "POST", "/identity/v3/auth/tokens").await.len(), 1);
+    assert_eq!(received(server, "POST", &format!("{HEAT}/stacks")).await.len(), 1);
+    assert_eq!(servers_of(inventory, "VDU1").iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), [SERVER1, SERVER2]);
+    assert_eq!(inventory.vim_state["stackId"], STACK_ID);
+}
+
+#[tokio::test]
+async fn instantiate_over_https_trusts_the_operators_ca_file() {
+    let pkg = sample_package();
+    let (server, front) = https_instantiate_server().await;
+    // [tls] ca_file, as the settings hand it to the driver.
+    let driver = OpenStackDriver {
+        trust: solgate_drivers::VimTrust { extra_ca_pem: Some(front.ca_pem.as_str().into()), ..Default::default() },
+        ..driver()
+    };
+
+    let inventory = instantiate_over(&driver, &https_vim(&server, &front, json!({})), &pkg).await.unwrap();
+
+    assert_instantiated_over_tls(&server, &front, &inventory).await;
+}
+
+#[tokio::test]
+async fn instantiate_over_https_trusts_the_vims_trusted_certificates() {
+    let pkg = sample_package();
+    let (server, front) = https_instantiate_server().await;
+    let vim = https_vim(&server, &front, json!({"trustedCertificates": [front.ca_pem]}));
+
+    let inventory = instantiate_over(&driver(), &vim, &pkg).await.unwrap();
+
+    assert_instantiated_over_tls(&server, &front, &inventory).await;
+}
+
+#[tokio::test]
+async fn instantiate_over_https_without_the_ca_fails_the_certificate_check_and_skip_is_refused() {
+    let pkg = sample_package();
+    let (server, front) = https_instantiate_server().await;
+
+    // Default [tls], no trustedCertificates: Keystone's certificate is not trusted.
+    let error = instantiate_over(&driver(), &https_vim(&server, &front, json!({})), &pkg).await.unwrap_err();
+    let message = error.message.to_lowercase();
+    assert!(message.contains("certificate") || message.contains("tls"), "{}", error.message);
+    assert_eq!(front.handshakes(), 0);
+    let failures = front.handshake_failures();
+    assert!(!failures.is_empty() && failures.iter().all(|f| f.contains("UnknownCA")), "{failures:?}");
+    assert!(server.received_requests().await.unwrap().is_empty(), "nothing reached Keystone");
+
+    let skip = https_vim(&server, &front, json!({"skipCertificateVerification": true}));
+    let error = instantiate_over(&driver(), &skip, &pkg).await.unwrap_err();
+    assert!(error.message.contains("allow_vim_skip_verification"), "{}", error.message);
+    assert_eq!(front.handshake_failures().len(), failures.len(), "refused before any connection");
+    assert_eq!(front.handshakes(), 0);
     assert!(server.received_requests().await.unwrap().is_empty());
 }
