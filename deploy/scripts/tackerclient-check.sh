@@ -2,11 +2,15 @@
 # Drives a fresh embedded solgate with the real python-tackerclient (through the
 # `openstack` CLI, no Keystone) and checks every v1 and v2 command the client offers for
 # VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md).
-#   deploy/scripts/tackerclient-check.sh [path/to/solgate]
+#   deploy/scripts/tackerclient-check.sh [--tls] [path/to/solgate]
+# With --tls solgate serves HTTPS with a CA and certificate made here (openssl), and the
+# client reaches it with OS_ENDPOINT=https://... and OS_CACERT.
 # The client is installed once into target/tackerclient-venv (pinned versions). Every
 # command and its exit code is logged to target/tackerclient-check.log.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+tls=false
+if [ "${1:-}" = "--tls" ]; then tls=true; shift; fi
 bin=${1:-target/debug/solgate}
 venv=target/tackerclient-venv
 log=target/tackerclient-check.log
@@ -24,6 +28,21 @@ if [ ! -x "$venv/bin/openstack" ]; then
 fi
 openstack="$venv/bin/openstack"
 
+scheme=http
+if [ "$tls" = true ]; then
+    # A test CA and a server certificate for 127.0.0.1 signed by it.
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=solgate test CA" \
+        -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$work/server.ext"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+        -extfile "$work/server.ext" -out "$work/server.pem" 2>/dev/null
+    export SOLGATE__HTTP__TLS__CERT_FILE="$work/server.pem" SOLGATE__HTTP__TLS__KEY_FILE="$work/server.key"
+    export OS_CACERT="$work/ca.pem"
+    scheme=https
+fi
+
 # solgate, embedded, on a free port.
 SOLGATE_LOG_FORMAT=json "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/solgate.log" &
 pids+=($!)
@@ -33,7 +52,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 [ -n "${address:-}" ] || { cat "$work/solgate.log" >&2; echo "solgate did not start" >&2; exit 1; }
-export OS_AUTH_TYPE=none OS_ENDPOINT="http://$address"
+export OS_AUTH_TYPE=none OS_ENDPOINT="$scheme://$address"
 unset OS_TACKER_API_VERSION
 
 # A notification receiver answering 204 (the subscription callback test and deliveries).
@@ -206,5 +225,5 @@ unset OS_TACKER_API_VERSION
 run 0 "vnf package update DISABLED" -- $openstack vnf package update "$pkg" --operational-state DISABLED
 run 0 "vnf package delete" -- $openstack vnf package delete "$pkg"
 
-echo "[tackerclient] $(grep -c '^  \$' "$log") commands run, $failures failure(s); log in $log" >&2
+echo "[tackerclient] $(grep -c '^  \$' "$log") commands run over $scheme, $failures failure(s); log in $log" >&2
 [ "$failures" = 0 ]

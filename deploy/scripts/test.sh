@@ -18,4 +18,5 @@ echo "ETSI bundle check: ${SOLGATE_ETSI_DIR:-not available (../shared/etsi missi
 cargo test --workspace --all-features --locked "$@"
 if [ "$#" -eq 0 ]; then
     deploy/scripts/tackerclient-check.sh target/debug/solgate
+    deploy/scripts/tackerclient-check.sh --tls target/debug/solgate
 fi

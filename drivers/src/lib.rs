@@ -8,6 +8,8 @@ mod run;
 pub mod settings;
 
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
+mod http_error;
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
 mod secret;
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
 mod vim_info;

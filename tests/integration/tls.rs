@@ -556,3 +556,117 @@ async fn package_error(app: &TestApp, package_id: &str) -> String {
     let record = solgate_db::repo::vnf_packages::find(&mut conn, package_id).unwrap().unwrap();
     record.body.to_string()
 }
+
+// ---------------------------------------------------------------------------------------
+// The real binary: check-config and SIGHUP.
+
+#[test]
+fn check_config_reports_missing_mismatched_and_expired_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new("check CA");
+    let good = ca.leaf(dir.path(), "good", false);
+    let other = ca.leaf(dir.path(), "other", false);
+    let expired = {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        params.not_before = rcgen::date_time_ymd(2019, 1, 1);
+        params.not_after = rcgen::date_time_ymd(2020, 1, 1);
+        let path = dir.path().join("expired.pem");
+        std::fs::write(&path, params.self_signed(&key).unwrap().pem()).unwrap();
+        let key_path = dir.path().join("expired.key");
+        std::fs::write(&key_path, key.serialize_pem()).unwrap();
+        (path, key_path)
+    };
+    let check = |cert: &Path, key: &Path, ca_file: &str| {
+        let settings = dir.path().join("solgate.toml");
+        std::fs::write(
+            &settings,
+            format!(
+                "[http.tls]\ncert_file = {:?}\nkey_file = {:?}\n[tls]\nca_file = {ca_file:?}\n",
+                cert.display().to_string(),
+                key.display().to_string()
+            ),
+        )
+        .unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_solgate"))
+            .args(["check-config", "--config"])
+            .arg(&settings)
+            .env_remove("SOLGATE_CONFIG")
+            .output()
+            .unwrap();
+        (output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (ok, stderr) = check(&good.cert_file, &good.key_file, "");
+    assert!(ok, "{stderr}");
+
+    let (ok, stderr) = check(&good.cert_file, &other.key_file, "");
+    assert!(!ok);
+    assert!(stderr.contains("http.tls.key_file") && stderr.contains("does not match"), "{stderr}");
+
+    let (ok, stderr) = check(&expired.0, &expired.1, "");
+    assert!(!ok);
+    assert!(stderr.contains("expired at 2020-01-01T00:00:00Z"), "{stderr}");
+
+    let missing = dir.path().join("missing.pem");
+    let (ok, stderr) = check(&missing, &good.key_file, "/nonexistent/ca.pem");
+    assert!(!ok);
+    assert!(stderr.contains("http.tls.cert_file") && stderr.contains("missing.pem"), "{stderr}");
+    assert!(stderr.contains("tls.ca_file") && stderr.contains("/nonexistent/ca.pem"), "{stderr}");
+}
+
+#[tokio::test]
+async fn sighup_reloads_the_certificate_of_a_running_server() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new("first CA");
+    let server = ca.leaf(dir.path(), "server", false);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_solgate"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .env_remove("RUST_LOG")
+        .env_remove("SOLGATE_CONFIG")
+        .env("SOLGATE_LOG_FORMAT", "json")
+        .env("SOLGATE__HTTP__TLS__CERT_FILE", &server.cert_file)
+        .env("SOLGATE__HTTP__TLS__KEY_FILE", &server.key_file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    let wait_for = |text: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(line) = lines.lock().unwrap().iter().find(|line| line.contains(text)) {
+                return line.clone();
+            }
+            assert!(Instant::now() < deadline, "never logged {text:?}: {:?}", lines.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let listening: Value = serde_json::from_str(&wait_for("solgate listening on https://")).unwrap();
+    let address = listening["address"].as_str().or_else(|| listening["fields"]["address"].as_str()).unwrap().to_owned();
+    let url = format!("https://{address}/vnflcm/v2/api_versions");
+
+    let before = client_trusting(&ca, None);
+    assert_eq!(before.get(&url).header("Version", "2.0.0").send().await.unwrap().status(), 200);
+    let renewed_ca = TestCa::new("renewed CA");
+    let renewed = renewed_ca.leaf(dir.path(), "renewed", false);
+    std::fs::copy(&renewed.cert_file, &server.cert_file).unwrap();
+    std::fs::copy(&renewed.key_file, &server.key_file).unwrap();
+    let status = std::process::Command::new("kill").args(["-HUP", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    wait_for("TLS certificates reloaded");
+    // The connection opened before the signal still serves; new ones see the new certificate.
+    assert_eq!(before.get(&url).header("Version", "2.0.0").send().await.unwrap().status(), 200);
+    let after = client_trusting(&renewed_ca, None);
+    assert_eq!(after.get(&url).header("Version", "2.0.0").send().await.unwrap().status(), 200);
+    let _ = child.kill();
+    let _ = child.wait();
+}

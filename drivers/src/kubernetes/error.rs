@@ -37,7 +37,9 @@ pub enum KubernetesError {
     InvalidResponse(String),
 
     /// Connection refused, timeout, broken body, ...
-    #[error("HTTP transport error: {0}")]
+    /// The cause chain is shown: "error sending request" alone hides a refused TLS
+    /// certificate or a refused connection.
+    #[error("HTTP transport error: {}", crate::http_error::with_causes(.0))]
     Transport(#[from] reqwest::Error),
 }
 

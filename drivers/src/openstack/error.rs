@@ -56,7 +56,9 @@ pub enum OpenStackError {
     InvalidResponse { service: &'static str, detail: String },
 
     /// Connection refused, timeout, broken body, ...
-    #[error("HTTP transport error: {0}")]
+    /// The cause chain is shown: "error sending request" alone hides a refused TLS
+    /// certificate or a refused connection.
+    #[error("HTTP transport error: {}", crate::http_error::with_causes(.0))]
     Transport(#[from] reqwest::Error),
 }
 

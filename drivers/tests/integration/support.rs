@@ -212,6 +212,19 @@ impl TlsFront {
     pub fn handshake_failures(&self) -> Vec<String> {
         self.failures.lock().unwrap().clone()
     }
+
+    /// [`Self::handshake_failures`] once there is one (up to 5 s): a client gives up as soon
+    /// as it sends its alert, a little before the front's task has read and recorded it.
+    pub async fn settled_handshake_failures(&self) -> Vec<String> {
+        for _ in 0..500 {
+            let failures = self.handshake_failures();
+            if !failures.is_empty() {
+                return failures;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        Vec::new()
+    }
 }
 
 impl Drop for TlsFront {
