@@ -32,6 +32,8 @@ pub struct Settings {
     pub tls: TlsSettings,
     /// The SSRF guard of URIs clients hand in.
     pub egress: EgressSettings,
+    /// The key that seals stored credentials (VIM, subscription, package source).
+    pub secrets: solgate_core::secrets::SecretSettings,
     pub log: LogSettings,
     /// Deprecation and retirement of API versions, e.g.
     /// `[[versions]] api = "vnflcm", version = "1.3.0", deprecated = true`.

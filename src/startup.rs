@@ -14,6 +14,7 @@ use solgate_conductor::{ConductorContext, InfraDrivers, RpcTransportKind};
 use solgate_core::egress::Outbound;
 use solgate_core::lifecycle::{LcmMetrics, StateMachine};
 use solgate_core::links::Links;
+use solgate_core::secrets::SecretBox;
 use solgate_db::Database;
 use solgate_drivers::LocalVim;
 use solgate_gateway::tls::ServerTls;
@@ -210,6 +211,8 @@ impl Application {
         };
 
         let outbound = Outbound::new(&settings.tls, &settings.egress)?;
+        let secret_key = std::env::var("SOLGATE_SECRET_KEY").ok();
+        let secrets = Arc::new(SecretBox::load(&settings.secrets, &settings.data.dir, secret_key.as_deref())?);
         let infra = infra_drivers(&settings, role, &outbound);
         let machine =
             StateMachine { db: database.clone(), links: links.clone(), metrics: LcmMetrics::new(&prometheus)? };
@@ -236,6 +239,7 @@ impl Application {
                     metrics: solgate_conductor::metrics::ConductorMetrics::new(&prometheus)?,
                     callbacks: callbacks.clone(),
                     outbound: outbound.clone(),
+                    secrets: secrets.clone(),
                     machine: machine.clone(),
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
@@ -267,6 +271,7 @@ impl Application {
             packages: settings.packages.clone(),
             callbacks,
             outbound,
+            secrets,
             machine,
         });
         let api = role != Role::Conductor;

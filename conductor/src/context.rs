@@ -57,6 +57,8 @@ pub struct ConductorContext {
     pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
     /// Trust anchors and the SSRF guard of fetches a client steers (`upload_from_uri`).
     pub outbound: solgate_core::egress::Outbound,
+    /// Opens the VIM and subscription credentials stored sealed.
+    pub secrets: Arc<solgate_core::secrets::SecretBox>,
     /// Operation occurrences this conductor is running now. An occurrence it owns that is
     /// not in here was orphaned (its task failed): recovery moves it on like a dead peer's.
     pub running: RunningOps,

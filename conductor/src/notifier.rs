@@ -200,7 +200,13 @@ impl Worker {
             ctx.db_run(move |conn| notifications::drop_for_subscription(conn, &subscription_id)).await?;
             return Ok(false);
         };
-        let auth = match ctx.callbacks.auth_of(subscription.authentication.as_ref()) {
+        let mut authentication = subscription.authentication.clone();
+        if let Some(sealed) = authentication.as_mut()
+            && let Err(error) = ctx.secrets.open(sealed)
+        {
+            return self.failed(row, &format!("the subscription's credentials cannot be opened: {error}"), true).await;
+        }
+        let auth = match ctx.callbacks.auth_of(authentication.as_ref()) {
             Ok(auth) => auth,
             Err(refused) => return self.failed(row, &refused.detail, true).await,
         };

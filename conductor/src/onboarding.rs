@@ -124,7 +124,16 @@ pub async fn process(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<()
             ))
         }
         (_, Origin::Uri { address, user_name, password }) => {
-            fetch(&ctx.packages, &ctx.outbound, &files, address, user_name.as_deref(), password.as_deref()).await
+            match password.as_deref().map(|sealed| ctx.secrets.open_text("password", sealed)).transpose() {
+                Ok(password) => {
+                    fetch(&ctx.packages, &ctx.outbound, &files, address, user_name.as_deref(), password.as_deref())
+                        .await
+                }
+                Err(error) => {
+                    tracing::error!(%error, package = %package_id, "the package source's password cannot be opened");
+                    Err(OnboardingFailure::internal())
+                }
+            }
         }
         (_, Origin::Stored) => {
             if files.package_zip().is_file() {

@@ -15,6 +15,7 @@ pub mod operation;
 pub mod packages;
 pub mod plan;
 pub mod requests;
+pub mod secrets;
 pub mod settings;
 pub mod shapes;
 pub mod vnfd;

@@ -46,6 +46,8 @@ pub struct AppState {
     pub callbacks: Arc<solgate_core::callbacks::Callbacks>,
     /// Trust anchors and the SSRF guard of URIs clients hand in.
     pub outbound: solgate_core::egress::Outbound,
+    /// Seals the credentials a request carries before they are stored.
+    pub secrets: Arc<solgate_core::secrets::SecretBox>,
 }
 
 impl AppState {

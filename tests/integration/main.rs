@@ -10,6 +10,7 @@ mod processes;
 mod api_versions;
 mod notifications;
 mod scale_out;
+mod secrets_at_rest;
 mod sol013_layer;
 mod telemetry;
 mod tls;

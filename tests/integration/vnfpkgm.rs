@@ -592,9 +592,16 @@ async fn upload_requests_are_checked() {
     let other = app.create_package().await;
     let reply = upload_from_uri(&app, &other, json!({"userName": "u"})).await;
     assert!(reply.problem(400).contains("\"addressInformation\" is a required property"));
-    for address in ["ftp://example.com/x.zip", "not a url", "file:///etc/passwd"] {
+    for (address, rule) in [
+        ("ftp://example.com/x.zip", "uses the scheme `ftp`; only http and https are allowed."),
+        ("not a url", "is not an absolute URI."),
+        ("file:///etc/passwd", "uses the scheme `file`; only http and https are allowed."),
+    ] {
         let reply = upload_from_uri(&app, &other, json!({"addressInformation": address})).await;
-        assert_eq!(reply.problem(400), format!("Vnf package url '{address}' is invalid"));
+        assert_eq!(
+            reply.problem(400),
+            format!("Vnf package url '{address}' is invalid: addressInformation {address} {rule}")
+        );
     }
 
     // Artifacts: undeclared → 404; traversal → 400, never a file outside the package.

@@ -235,11 +235,18 @@ fn partial_inventory(op: &OpOccRecord) -> Option<Inventory> {
 /// The driver of the plan's VIM connection; the local simulated VIM when the plan names
 /// none and it is enabled.
 fn driver_for(job: &Job, vim: Option<&VimConnection>) -> Result<(Arc<dyn InfraDriver>, VimConnection), Stop> {
-    let vim = vim.cloned().unwrap_or_else(|| VimConnection {
+    let mut vim = vim.cloned().unwrap_or_else(|| VimConnection {
         id: "local".to_owned(),
         vim_type: VIM_TYPE_LOCAL.to_owned(),
         ..VimConnection::default()
     });
+    // The credentials are stored sealed; the driver gets them open, in memory only.
+    for part in [&mut vim.access_info, &mut vim.interface_info, &mut vim.extra] {
+        job.ctx
+            .secrets
+            .open(part)
+            .map_err(|error| Stop { status: 500, detail: format!("vimConnectionInfo: {error}") })?;
+    }
     let driver = job.ctx.infra.get(vim.normalized_vim_type()).ok_or_else(|| Stop {
         status: 422,
         detail: if vim.vim_type == VIM_TYPE_LOCAL {
@@ -279,8 +286,14 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                 let cancelled = Arc::new(AtomicBool::new(false));
                 let watcher = spawn_cancel_watcher(&job, cancelled.clone());
                 let package_dir = job.ctx.package_dir(&package.0.id);
-                let additional = job.op.body["operationParams"]["additionalParams"].clone();
-                let additional = if additional.is_object() { additional } else { json!({}) };
+                let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
+                if !additional.is_object() {
+                    additional = json!({});
+                }
+                if let Err(error) = job.ctx.secrets.open(&mut additional) {
+                    let stop = Stop { status: 500, detail: format!("additionalParams: {error}") };
+                    return transition(&mut job, stop.change(FAILED_TEMP)).await;
+                }
                 let is_cancelled = move || cancelled.load(Ordering::Relaxed);
                 let ctx = InfraContext {
                     instance_id: &job.instance.id,

@@ -2,10 +2,7 @@
 
 use serde_json::Value;
 
-/// Keys whose values never leave the server (Tacker scrubs these in vimConnectionInfo,
-/// operation parameters and changedInfo; SOL003 subscriptions' authentication likewise).
-const SECRET_KEYS: &[&str] =
-    &["password", "bearer_token", "bearerToken", "client_secret", "clientSecret", "clientPassword"];
+use solgate_core::secrets::SECRET_KEYS;
 
 /// Removes every secret key, at any depth.
 pub fn scrub(value: &mut Value) {

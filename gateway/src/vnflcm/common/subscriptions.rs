@@ -85,6 +85,10 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
     }
     // Notifications carry the version the subscription was made with (docs/notifications.md).
     document.insert(PRIVATE_KEY.into(), json!({ notify::VERSION_KEY: negotiated.version() }));
+    let mut authentication = authentication;
+    if let Some(clear) = authentication.as_mut() {
+        state.secrets.seal(clear);
+    }
     let record = SubscriptionRecord {
         id,
         callback_uri,

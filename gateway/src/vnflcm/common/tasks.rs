@@ -27,6 +27,9 @@ pub async fn accept(
     // unknown instance.
     validate(negotiated, operation.request_schema(), &body)?;
     let major = major_of(negotiated)?;
+    // VIM credentials are stored sealed from here on (operationParams, plan, instance).
+    let mut body = body;
+    state.secrets.seal(&mut body);
     let links = state.links.clone();
     let vim_types = state.vim_types.clone();
     let accepted = state

@@ -21,10 +21,15 @@ pub async fn upload_from_uri(
     let request = body.0;
     common::validate(&negotiated, "UploadVnfPackageFromUriRequest", &request)?;
     let address = request["addressInformation"].as_str().unwrap_or_default().to_owned();
-    // Scheme, literal address and resolved addresses (SSRF guard, `[egress]`).
-    state.outbound.policy().check_uri_resolved("addressInformation", &address).await.map_err(ApiError::from)?;
+    // Scheme, literal address and resolved addresses (SSRF guard, `[egress]`), after
+    // Tacker's words for a bad address.
+    if let Err(mut refused) = state.outbound.policy().check_uri_resolved("addressInformation", &address).await {
+        refused.detail = format!("Vnf package url '{address}' is invalid: {}", refused.detail);
+        return Err(ApiError::from(refused));
+    }
     let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_owned);
-    let source = UploadSource::uri(address, text("userName"), text("password")).to_value();
+    let mut source = UploadSource::uri(address, text("userName"), text("password")).to_value();
+    state.secrets.seal(&mut source);
     let id = id.into_inner();
     let lookup = id.clone();
     let outbox_id = state.db(move |conn| accept_upload(conn, &lookup, source)).await?;
