@@ -46,6 +46,9 @@ pub enum Command {
         #[command(flatten)]
         flags: ServerFlags,
     },
+    /// Seal every stored credential with the current secret key (after a key rotation,
+    /// with the old key in `[secrets] previous_key_files`).
+    Reseal(ServerFlags),
     /// Print the effective settings (secrets masked) and exit; non-zero on a bad file.
     CheckConfig {
         /// Print the defaults as a commented sample file instead.
@@ -114,6 +117,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 for line in &lines {
                     println!("  {line}");
                 }
+            }
+            Ok(())
+        }
+        Command::Reseal(flags) => {
+            flags.apply(&mut settings);
+            settings.validate()?;
+            telemetry::init_subscriber(&settings.log);
+            let done = tokio::task::spawn_blocking(move || {
+                let database = crate::startup::open_database(&settings)?;
+                let secrets = crate::startup::secret_box(&settings)?;
+                crate::reseal::run(&database, &secrets).map_err(anyhow::Error::from)
+            })
+            .await??;
+            #[allow(clippy::print_stdout)]
+            {
+                println!(
+                    "resealed: {} VNF instance(s), {} operation occurrence(s), {} subscription(s), {} VNF package(s)",
+                    done.instances, done.operations, done.subscriptions, done.packages
+                );
+            }
+            if done.raced > 0 {
+                anyhow::bail!("{} row(s) changed while resealing; run `solgate reseal` again", done.raced);
             }
             Ok(())
         }

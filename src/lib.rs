@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod migrate_v1_to_v2;
+pub mod reseal;
 pub mod settings;
 pub mod startup;
 pub mod telemetry;

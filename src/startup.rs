@@ -107,6 +107,13 @@ impl ReadinessProbe for RpcProbe {
     }
 }
 
+/// The key that seals stored credentials: `SOLGATE_SECRET_KEY`, else `[secrets] key_file`,
+/// else `<data dir>/secret.key` (created on first start).
+pub fn secret_box(settings: &Settings) -> anyhow::Result<SecretBox> {
+    let from_env = std::env::var("SOLGATE_SECRET_KEY").ok();
+    Ok(SecretBox::load(&settings.secrets, &settings.data.dir, from_env.as_deref())?)
+}
+
 /// Opens the database named by the settings and applies pending migrations.
 pub fn open_database(settings: &Settings) -> anyhow::Result<Database> {
     let url = settings.database_url();
@@ -211,8 +218,7 @@ impl Application {
         };
 
         let outbound = Outbound::new(&settings.tls, &settings.egress)?;
-        let secret_key = std::env::var("SOLGATE_SECRET_KEY").ok();
-        let secrets = Arc::new(SecretBox::load(&settings.secrets, &settings.data.dir, secret_key.as_deref())?);
+        let secrets = Arc::new(secret_box(&settings)?);
         let infra = infra_drivers(&settings, role, &outbound);
         let machine =
             StateMachine { db: database.clone(), links: links.clone(), metrics: LcmMetrics::new(&prometheus)? };

@@ -223,23 +223,28 @@ fn walk(value: &mut Value, visit: &mut dyn FnMut(&str, &mut String) -> Result<()
 fn create_key_file(path: &Path) -> Result<(), CoreError> {
     use std::io::Write;
     let key = generate_key()?;
+    let failed =
+        |error: std::io::Error| CoreError::Setup(format!("cannot create the secret key {}: {error}", path.display()));
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|error| CoreError::Setup(format!("cannot create {}: {error}", parent.display())))?;
+        std::fs::create_dir_all(parent).map_err(failed)?;
     }
+    // Written whole beside it, then linked into place: a process starting at the same time
+    // sees no file or a complete one, and the first link wins.
+    let partial = path.with_extension(format!("{}.partial", uuid::Uuid::new_v4()));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(path) {
-        Ok(mut file) => file
-            .write_all(format!("{key}\n").as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|error| CoreError::Setup(format!("cannot write {}: {error}", path.display()))),
-        // Another process of this deployment created it first: use theirs.
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(error) => Err(CoreError::Setup(format!("cannot create the secret key {}: {error}", path.display()))),
-    }
+    let written = options.open(&partial).and_then(|mut file| {
+        file.write_all(format!("{key}\n").as_bytes())?;
+        file.sync_all()
+    });
+    let linked = written.and_then(|()| match std::fs::hard_link(&partial, path) {
+        Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists => Err(error),
+        _ => Ok(()),
+    });
+    let _ = std::fs::remove_file(&partial);
+    linked.map_err(failed)
 }
 
 #[cfg(test)]

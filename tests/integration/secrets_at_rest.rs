@@ -148,3 +148,57 @@ async fn credentials_are_sealed_in_the_database_and_opened_where_used() {
     let password = &stored.body["operationParams"]["vimConnectionInfo"]["vim1"]["accessInfo"]["password"];
     assert!(password.as_str().unwrap().starts_with("sealed:v1:"), "{password}");
 }
+
+#[tokio::test]
+async fn reseal_moves_every_secret_to_a_new_key() {
+    let (port, _seen) = peer();
+    let app = TestApp::spawn().await;
+    let reply = send(v2(&app, Method::POST, "/vnflcm/v2/subscriptions").json(&json!({
+        "callbackUri": format!("http://127.0.0.1:{port}/cb"),
+        "authentication": {"authType": ["BASIC"], "paramsBasic": {"userName": "nfvo", "password": BASIC_PASSWORD}}})))
+    .await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    let subscription_id = reply.json()["id"].as_str().unwrap().to_owned();
+    let stored = || {
+        let database = app.database();
+        let mut conn = database.conn().unwrap();
+        let record =
+            solgate_db::repo::lcm::find_subscription(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, &subscription_id)
+                .unwrap()
+                .unwrap();
+        record.authentication.unwrap()["paramsBasic"]["password"].as_str().unwrap().to_owned()
+    };
+    let before = stored();
+    assert!(before.starts_with("sealed:v1:"), "{before}");
+
+    let new_key = solgate_core::secrets::generate_key().unwrap();
+    let reseal = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_solgate"))
+            .arg("reseal")
+            .arg("--data-dir")
+            .arg(&app.data_dir)
+            .env_remove("SOLGATE_CONFIG")
+            .env("SOLGATE_SECRET_KEY", &new_key)
+            .env(
+                "SOLGATE__SECRETS__PREVIOUS_KEY_FILES",
+                format!("[{:?}]", app.data_dir.join("secret.key").display().to_string()),
+            )
+            .output()
+            .unwrap()
+    };
+    let output = reseal();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(printed.contains("1 subscription(s)"), "{printed}");
+    let after = stored();
+    assert!(after.starts_with("sealed:v1:") && after != before, "{after}");
+    assert!(!after.contains(BASIC_PASSWORD));
+    let again = reseal();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 subscription(s)"), "nothing left to reseal");
+
+    // The new key opens it; the old one alone no longer does.
+    let new_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, Some(&new_key)).unwrap();
+    assert_eq!(new_box.open_text("password", &after).unwrap(), BASIC_PASSWORD);
+    let old_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, None).unwrap();
+    assert!(old_box.open_text("password", &after).is_err());
+}

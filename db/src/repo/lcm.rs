@@ -267,6 +267,15 @@ pub fn list_subscriptions(
     dispatch!(major, list_subscriptions(conn, backend, spec))
 }
 
+pub fn update_subscription_authentication(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    id: &str,
+    authentication: Option<&Value>,
+) -> DbResult<bool> {
+    dispatch!(major, update_subscription_authentication(conn, id, authentication))
+}
+
 pub fn all_subscriptions(conn: &mut AnyConnection, major: LcmMajor) -> DbResult<Vec<SubscriptionRecord>> {
     dispatch!(major, all_subscriptions(conn))
 }

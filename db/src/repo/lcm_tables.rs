@@ -362,6 +362,18 @@ pub fn insert_subscription(conn: &mut AnyConnection, record: &SubscriptionRecord
     Ok(())
 }
 
+/// Rewrites a subscription's credentials (re-sealed with a new key); whether it exists.
+pub fn update_subscription_authentication(
+    conn: &mut AnyConnection,
+    id: &str,
+    authentication: Option<&Value>,
+) -> DbResult<bool> {
+    let changed = diesel::update(subscriptions::table.filter(subscriptions::id.eq(id)))
+        .set(subscriptions::authentication.eq(authentication.map(Value::to_string)))
+        .execute(conn)?;
+    Ok(changed > 0)
+}
+
 pub fn find_subscription(conn: &mut AnyConnection, id: &str) -> DbResult<Option<SubscriptionRecord>> {
     subscriptions::table
         .filter(subscriptions::id.eq(id))
