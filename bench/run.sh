@@ -3,9 +3,12 @@
 # generator on the same cores): embedded on SQLite, embedded on PostgreSQL, and scaled out
 # (gateway + conductor processes, PostgreSQL + RabbitMQ).
 #   bench/run.sh ["connection counts"] [seconds]      e.g. bench/run.sh "2 16" 10
+#   bench/run.sh tls ["connection counts"] [seconds]  GET one instance, HTTP vs HTTPS (keep-alive)
 # Needs PostgreSQL and RabbitMQ for the last two (deploy/scripts/services.sh starts them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mode=all
+if [ "${1:-}" = tls ]; then mode=tls; shift; fi
 connections=${1:-2 16}
 seconds=${2:-10}
 source deploy/scripts/services.sh
@@ -29,7 +32,7 @@ start() { # name data-dir role env...
     for _ in $(seq 1 200); do
         local address
         address=$(grep -o '"address":"[^"]*"' "$work/$name.log" 2>/dev/null | head -n 1 | cut -d'"' -f4 || true)
-        if [ -n "$address" ]; then url="http://$address"; return 0; fi
+        if [ -n "$address" ]; then url="${scheme:-http}://$address"; return 0; fi
         sleep 0.1
     done
     echo "solgate $role did not start:" >&2; cat "$work/$name.log" >&2; return 1
@@ -40,6 +43,25 @@ pg_db() { # creates a database, prints its URL
     psql "$SOLGATE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $name" >/dev/null
     echo "${SOLGATE_TEST_POSTGRES_URL%/*}/$name"
 }
+
+if [ "$mode" = tls ]; then
+    # A test CA and a server certificate for 127.0.0.1 (P-256, as a typical deployment).
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=bench CA" \
+        -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$work/server.ext"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+        -extfile "$work/server.ext" -out "$work/server.pem" 2>/dev/null
+    echo "== embedded, SQLite, plain HTTP"
+    start http http serve
+    for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "http c=$c" show; done
+    stop_servers
+    echo "== embedded, SQLite, HTTPS (TLS 1.3, keep-alive: one handshake per connection)"
+    scheme=https start https https serve SOLGATE__HTTP__TLS__CERT_FILE="$work/server.pem" SOLGATE__HTTP__TLS__KEY_FILE="$work/server.key"
+    for c in $connections; do "$bin/solgate-bench" --target "$url" --ca-file "$work/ca.pem" --connections "$c" --duration "$seconds" --label "https c=$c" show; done
+    exit 0
+fi
 
 echo "== embedded, SQLite (synchronous=FULL)"
 start sqlite sqlite serve

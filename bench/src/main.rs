@@ -34,6 +34,9 @@ struct Args {
     /// The sample package directory to onboard.
     #[arg(long, default_value = "deploy/sample-package")]
     package: PathBuf,
+    /// PEM trust anchors for an `https://` target (e.g. the test CA of bench/run.sh).
+    #[arg(long)]
+    ca_file: Option<PathBuf>,
     /// A label printed with the results (e.g. "sqlite" or "postgres").
     #[arg(long, default_value = "")]
     label: String,
@@ -265,7 +268,12 @@ where
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let client = reqwest::Client::builder().pool_max_idle_per_host(args.connections * 2).build()?;
+    let mut builder = reqwest::Client::builder().pool_max_idle_per_host(args.connections * 2);
+    if let Some(path) = &args.ca_file {
+        let pem = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        builder = builder.tls_certs_merge(reqwest::Certificate::from_pem_bundle(&pem)?);
+    }
+    let client = builder.build()?;
     let target = Arc::new(Target { base: args.target.trim_end_matches('/').to_owned(), client });
     let duration = Duration::from_secs(args.duration);
     let vnfd_id = onboard(&target, &args.package).await.context("onboarding the sample package")?;
