@@ -292,6 +292,12 @@ mod tests {
         );
         assert_eq!(policy.check_uri("callbackUri", "http://[fd00:ec2::254]/").unwrap_err().status, 422);
         assert_eq!(policy.check_uri("callbackUri", "http://[::ffff:169.254.169.254]/").unwrap_err().status, 422);
+        // Other spellings of the metadata address are the same address (WHATWG URL parsing).
+        for spelled in
+            ["http://2852039166/", "http://0xA9FEA9FE/", "http://169.254.43518/", "http://0251.0376.0251.0376/"]
+        {
+            assert_eq!(policy.check_uri("callbackUri", spelled).unwrap_err().status, 422, "{spelled}");
+        }
         assert!(policy.check_uri("callbackUri", "https://127.0.0.1:8443/cb").is_ok());
         assert!(policy.check_uri("callbackUri", "http://nfvo.example.com/cb").is_ok());
     }

@@ -186,7 +186,9 @@ pub fn enqueue(conn: &mut AnyConnection, major: LcmMajor, links: &Links, event: 
     let mut queued = 0;
     for subscription in lcm::all_subscriptions(conn, major)? {
         if matches(&subscription.body["filter"], &event) {
-            let body = build(major.number(), links, &subscription, &event, &now);
+            let mut body = build(major.number(), links, &subscription, &event, &now);
+            // changedInfo may carry vimConnectionInfo: its credentials stay here.
+            crate::secrets::scrub(&mut body);
             notifications::enqueue(conn, &subscription.id, major.number(), &body)?;
             queued += 1;
         }

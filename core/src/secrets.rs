@@ -30,6 +30,19 @@ pub const SECRET_KEYS: &[&str] =
 
 const PREFIX: &str = "sealed:v1:";
 
+/// Removes every secret key, at any depth: credentials never leave the server, sealed or
+/// not (responses, notifications).
+pub fn scrub(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|key, _| !SECRET_KEYS.contains(&key.as_str()));
+            map.values_mut().for_each(scrub);
+        }
+        Value::Array(items) => items.iter_mut().for_each(scrub),
+        _ => {}
+    }
+}
+
 /// The `[secrets]` table.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -44,6 +57,8 @@ pub struct SecretSettings {
 struct SealingKey {
     id: String,
     key: LessSafeKey,
+    /// For keys derived for other purposes (token signing).
+    raw: Vec<u8>,
 }
 
 impl SealingKey {
@@ -57,7 +72,7 @@ impl SealingKey {
         let id = hex::encode(&sha2::Sha256::digest(&bytes)[..4]);
         let key = UnboundKey::new(&AES_256_GCM, &bytes)
             .map_err(|_| CoreError::Setup(format!("{source}: the secret key is not usable")))?;
-        Ok(Self { id, key: LessSafeKey::new(key) })
+        Ok(Self { id, key: LessSafeKey::new(key), raw: bytes })
     }
 
     fn from_file(path: &Path) -> Result<Self, CoreError> {
@@ -122,6 +137,19 @@ impl SecretBox {
 
     pub fn key_id(&self) -> &str {
         &self.current.id
+    }
+
+    /// Keys for another purpose derived from the current and previous keys (HMAC-SHA256 of
+    /// the purpose), current first, each with its key id: every process that shares the
+    /// secret key shares them, and a rotation rotates them.
+    pub fn derived_keys(&self, purpose: &str) -> Vec<(String, Vec<u8>)> {
+        std::iter::once(&self.current)
+            .chain(&self.previous)
+            .map(|key| {
+                let mac = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &key.raw);
+                (key.id.clone(), aws_lc_rs::hmac::sign(&mac, purpose.as_bytes()).as_ref().to_vec())
+            })
+            .collect()
     }
 
     /// Seals one value stored under `name` (the name is bound to it: a sealed password

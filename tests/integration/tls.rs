@@ -517,6 +517,10 @@ async fn ssrf_guard_refuses_denied_addresses_and_other_schemes() {
     .await;
     assert!(token.problem(422).starts_with("paramsOauth2ClientCredentials.tokenEndpoint"), "{}", token.text);
 
+    // Callbacks follow no redirect: a chain that ends on the denied address is a 422.
+    let redirected = subscribe(&app, json!({"callbackUri": format!("http://127.0.0.1:{}/a", chain.port)})).await;
+    assert!(redirected.problem(422).contains("It answered 302"), "{}", redirected.text);
+
     // Packages: another scheme is 400 at once; a denied address 422 at once.
     let package_id = app.create_package().await;
     let upload = |address: String| {
