@@ -49,6 +49,8 @@ pub enum Command {
     /// Seal every stored credential with the current secret key (after a key rotation,
     /// with the old key in `[secrets] previous_key_files`).
     Reseal(ServerFlags),
+    /// Read a client secret from standard input and print its hash for `[[auth.clients]] secret`.
+    HashSecret,
     /// Print the effective settings (secrets masked) and exit; non-zero on a bad file.
     CheckConfig {
         /// Print the defaults as a commented sample file instead.
@@ -117,6 +119,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 for line in &lines {
                     println!("  {line}");
                 }
+            }
+            Ok(())
+        }
+        Command::HashSecret => {
+            let mut secret = String::new();
+            std::io::stdin().read_line(&mut secret)?;
+            let secret = secret.trim_end_matches(['\r', '\n']);
+            if secret.is_empty() {
+                anyhow::bail!("no secret on standard input");
+            }
+            let hash = solgate_gateway::auth::secret::hash(secret).ok_or_else(|| anyhow::anyhow!("no random bytes"))?;
+            #[allow(clippy::print_stdout)]
+            {
+                println!("{hash}");
             }
             Ok(())
         }

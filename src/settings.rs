@@ -34,6 +34,8 @@ pub struct Settings {
     pub egress: EgressSettings,
     /// The key that seals stored credentials (VIM, subscription, package source).
     pub secrets: solgate_core::secrets::SecretSettings,
+    /// Inbound authentication and authorization (docs/security.md).
+    pub auth: solgate_gateway::auth::AuthSettings,
     pub log: LogSettings,
     /// Deprecation and retirement of API versions, e.g.
     /// `[[versions]] api = "vnflcm", version = "1.3.0", deprecated = true`.

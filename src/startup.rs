@@ -184,6 +184,11 @@ impl Application {
         let listener =
             TcpListener::bind(&settings.http.listen).with_context(|| format!("binding {}", settings.http.listen))?;
         let address = listener.local_addr()?;
+        if role != Role::Conductor
+            && solgate_gateway::auth::check_listener(&settings.auth, address).map_err(anyhow::Error::msg)?
+        {
+            tracing::warn!(%address, "[auth] allow_anonymous: anyone who can reach {address} can use every API");
+        }
         let tls = ServerTls::load(&settings.http.tls)?;
         let scheme = if tls.is_some() { "https" } else { "http" };
         let public_endpoint = if settings.http.public_endpoint.is_empty() {
@@ -219,6 +224,13 @@ impl Application {
 
         let outbound = Outbound::new(&settings.tls, &settings.egress)?;
         let secrets = Arc::new(secret_box(&settings)?);
+        let auth = Arc::new(
+            solgate_gateway::auth::Authenticator::new(
+                &settings.auth,
+                secrets.derived_keys(solgate_gateway::auth::TOKEN_KEY_PURPOSE),
+            )
+            .map_err(anyhow::Error::msg)?,
+        );
         let infra = infra_drivers(&settings, role, &outbound);
         let machine =
             StateMachine { db: database.clone(), links: links.clone(), metrics: LcmMetrics::new(&prometheus)? };
@@ -278,6 +290,7 @@ impl Application {
             callbacks,
             outbound,
             secrets,
+            auth,
             machine,
         });
         let api = role != Role::Conductor;

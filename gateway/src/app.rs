@@ -7,7 +7,7 @@ use actix_web::{App, web};
 use crate::route::{self, resource};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{api_versions, health, vnflcm, vnfpkgm};
+use crate::{api_versions, auth, health, vnflcm, vnfpkgm};
 
 /// Operational routes every process serves.
 pub fn configure_operations(cfg: &mut web::ServiceConfig) {
@@ -24,6 +24,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     }
     vnflcm::configure(cfg);
     vnfpkgm::configure(cfg);
+    cfg.service(resource(auth::endpoint::PATH).post(auth::endpoint::token).finish());
 }
 
 /// The whole application: state, SOL013 layer, routes, 404 fallback. `api = false`

@@ -20,16 +20,27 @@ pub type ApiResult<T> = Result<T, ApiError>;
 pub enum ErrorKind {
     BadRequest,
     NotFound,
-    MethodNotAllowed { allow: String },
+    MethodNotAllowed {
+        allow: String,
+    },
     NotAcceptable,
     Conflict,
     Gone,
     PayloadTooLarge,
     UnsupportedMediaType,
-    RangeNotSatisfiable { complete_length: u64 },
+    RangeNotSatisfiable {
+        complete_length: u64,
+    },
     UnprocessableEntity,
     Internal,
-    ServiceUnavailable { retry_after_secs: u32 },
+    ServiceUnavailable {
+        retry_after_secs: u32,
+    },
+    /// 401 with this `WWW-Authenticate` challenge.
+    Unauthorized {
+        challenge: String,
+    },
+    Forbidden,
 }
 
 impl ErrorKind {
@@ -47,6 +58,8 @@ impl ErrorKind {
             ErrorKind::UnprocessableEntity => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorKind::ServiceUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            ErrorKind::Forbidden => StatusCode::FORBIDDEN,
         }
     }
 }
@@ -252,6 +265,9 @@ pub fn problem_response(kind: &ErrorKind, body: &Value) -> HttpResponse {
         }
         ErrorKind::ServiceUnavailable { retry_after_secs } => {
             response.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+        }
+        ErrorKind::Unauthorized { challenge } => {
+            response.insert_header((header::WWW_AUTHENTICATE, challenge.as_str()));
         }
         _ => {}
     }

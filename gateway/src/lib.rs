@@ -3,6 +3,7 @@
 
 pub mod api_versions;
 pub mod app;
+pub mod auth;
 pub mod common;
 pub mod error;
 pub mod health;

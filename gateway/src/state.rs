@@ -48,6 +48,8 @@ pub struct AppState {
     pub outbound: solgate_core::egress::Outbound,
     /// Seals the credentials a request carries before they are stored.
     pub secrets: Arc<solgate_core::secrets::SecretBox>,
+    /// Who a request comes from and whether it may (`[auth]`).
+    pub auth: Arc<crate::auth::Authenticator>,
 }
 
 impl AppState {

@@ -8,6 +8,7 @@ mod lcm_support;
 mod processes;
 
 mod api_versions;
+mod auth;
 mod notifications;
 mod scale_out;
 mod secrets_at_rest;

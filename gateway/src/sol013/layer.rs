@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, ResponseError, web};
@@ -39,6 +40,22 @@ pub async fn sol013_layer(
     let request_id = request_id::from_headers_or_new(req.headers());
     let method = req.method().clone();
 
+    // Authentication first: an unauthenticated client learns nothing of versions.
+    let principal = match state.auth.authenticate(&req) {
+        Ok(principal) => principal,
+        Err(error) => {
+            let response = request_id::scope(request_id.clone(), async { error.error_response() }).await;
+            let response = req.into_response(response);
+            tracing::info!(target: "solgate::access", request_id = %request_id, method = %method,
+                path = %response.request().path(), status = response.status().as_u16(), "refused by [auth]");
+            return Ok(response);
+        }
+    };
+    // Every request that may change something gets an audit line, with its principal.
+    let audited = (!matches!(method, Method::GET | Method::HEAD)).then(|| principal.clone());
+    if let Some(principal) = principal {
+        req.extensions_mut().insert(principal);
+    }
     // No clone of the HttpRequest may live across `next.call`: routing needs it unshared.
     let (mut response, used) = match prepare(&req, &state) {
         Err(refusal) => {
@@ -81,6 +98,19 @@ pub async fn sol013_layer(
         version = %version_label,
         micros = elapsed.as_micros() as u64,
     );
+    if let Some(principal) = audited {
+        let (client, project) =
+            principal.map(|p| (p.client_id, p.project)).unwrap_or_else(|| ("anonymous".into(), String::new()));
+        tracing::info!(
+            target: "solgate::audit",
+            request_id = %request_id,
+            principal = %client,
+            project = %project,
+            method = %method,
+            path = %http_request.path(),
+            status,
+        );
+    }
     Ok(response)
 }
 

@@ -1,0 +1,261 @@
+//! Inbound authentication and authorization (SOL013 clause 8): `[auth] mode = "oauth2"`
+//! makes every API request carry `Authorization: Bearer <token>`; tokens come from solgate's
+//! own OAuth 2.0 token endpoint (`POST /oauth2/token`, client credentials, RFC 6749 clause
+//! 4.4) for the clients `[[auth.clients]]` lists. Each request's rule (named as Tacker names
+//! its policies) needs a least role. With `mode = "none"` nothing is checked, and solgate
+//! listens only on loopback unless `allow_anonymous = true`.
+
+pub mod endpoint;
+pub mod policy;
+pub mod secret;
+pub mod token;
+
+use std::path::PathBuf;
+
+use actix_web::dev::ServiceRequest;
+use actix_web::http::header;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ApiError, ErrorKind};
+use policy::Policy;
+use token::{Claims, TokenKeys};
+
+/// The `[auth]` table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuthSettings {
+    pub mode: AuthMode,
+    /// With `mode = "none"`: listen on a non-loopback address anyway (a warning at start).
+    pub allow_anonymous: bool,
+    /// Lifetime of the access tokens `POST /oauth2/token` issues.
+    pub token_lifetime_secs: u64,
+    /// A policy file: `"os_nfv_orchestration_api_v2:vnf_instances:delete" = "admin"` per rule
+    /// whose least role differs from the default (reads: reader; changes: member).
+    pub policy_file: PathBuf,
+    /// The OAuth 2.0 clients of the built-in token endpoint.
+    pub clients: Vec<ClientSettings>,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            mode: AuthMode::None,
+            allow_anonymous: false,
+            token_lifetime_secs: 3600,
+            policy_file: PathBuf::new(),
+            clients: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    /// No authentication (loopback only, unless `allow_anonymous`).
+    None,
+    /// OAuth 2.0 bearer tokens from the built-in token endpoint.
+    Oauth2,
+}
+
+/// One `[[auth.clients]]` entry.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSettings {
+    pub id: String,
+    /// A PHC hash (`solgate hash-secret` prints one) or, with a warning, the secret itself.
+    pub secret: String,
+    pub roles: Vec<Role>,
+    #[serde(default)]
+    pub project: String,
+}
+
+impl std::fmt::Debug for ClientSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientSettings").field("id", &self.id).field("roles", &self.roles).finish_non_exhaustive()
+    }
+}
+
+/// Roles, each including the ones below it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Reader,
+    Member,
+    Admin,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Reader => "reader",
+            Role::Member => "member",
+            Role::Admin => "admin",
+        })
+    }
+}
+
+/// Who a request comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    pub client_id: String,
+    pub roles: Vec<Role>,
+    pub project: String,
+}
+
+impl Principal {
+    fn has(&self, least: Role) -> bool {
+        self.roles.iter().any(|role| *role >= least)
+    }
+}
+
+/// What the access-token signing keys are derived for, from the secret key
+/// (`SecretBox::derived_keys`): processes sharing the secret key share them.
+pub const TOKEN_KEY_PURPOSE: &str = "solgate access token signing v1";
+
+/// Paths that need no token: the token endpoint and the probes Kubernetes and Prometheus
+/// call without one.
+const OPEN_PATHS: &[&str] = &[endpoint::PATH, "/healthz", "/readyz", "/metrics"];
+
+/// The request-time side of `[auth]`.
+#[derive(Debug)]
+pub struct Authenticator {
+    settings: AuthSettings,
+    keys: TokenKeys,
+    policy: Policy,
+}
+
+impl Authenticator {
+    /// `derived_keys`: the token signing keys (`SecretBox::derived_keys`).
+    pub fn new(settings: &AuthSettings, derived_keys: Vec<(String, Vec<u8>)>) -> Result<Self, String> {
+        let policy = if settings.policy_file.as_os_str().is_empty() {
+            Policy::default()
+        } else {
+            Policy::load(&settings.policy_file).map_err(|error| format!("auth.policy_file: {error}"))?
+        };
+        let mut ids = std::collections::HashSet::new();
+        for client in &settings.clients {
+            if client.id.is_empty() || !ids.insert(client.id.as_str()) {
+                return Err(format!("auth.clients: client id `{}` is empty or listed twice", client.id));
+            }
+            if client.roles.is_empty() {
+                return Err(format!("auth.clients: client `{}` has no roles", client.id));
+            }
+            if !secret::is_hash(&client.secret) {
+                tracing::warn!(client = %client.id, "auth.clients: the secret is plain text; store `solgate hash-secret`'s hash instead");
+            }
+        }
+        if settings.mode == AuthMode::Oauth2 && settings.clients.is_empty() {
+            tracing::warn!("auth.mode = \"oauth2\" with no [[auth.clients]]: no one can get a token");
+        }
+        Ok(Self { settings: settings.clone(), keys: TokenKeys::new(derived_keys), policy })
+    }
+
+    pub fn mode(&self) -> AuthMode {
+        self.settings.mode
+    }
+
+    /// The principal of a request, or the 401/403 that refuses it. `Ok(None)`: no check
+    /// applies (mode none, or an open path).
+    pub fn authenticate(&self, req: &ServiceRequest) -> Result<Option<Principal>, ApiError> {
+        if self.settings.mode == AuthMode::None || OPEN_PATHS.contains(&req.path()) {
+            return Ok(None);
+        }
+        let header = req.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
+        let Some(header) = header else {
+            return Err(unauthorized(None, "An access token is required (Authorization: Bearer)."));
+        };
+        let token = match header.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => token.trim(),
+            _ => return Err(unauthorized(Some("invalid_request"), "The Authorization header is not a Bearer token.")),
+        };
+        let now = chrono::Utc::now().timestamp();
+        let claims = self
+            .keys
+            .verify(token, now)
+            .map_err(|error| unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string()))))?;
+        let principal = Principal { client_id: claims.sub, roles: claims.roles, project: claims.project };
+        if let Some(rule) = self.policy.rule(req.method(), req.path())
+            && !principal.has(rule.role)
+        {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                format!("Policy doesn't allow {} to be performed (it needs the role {}).", rule.name, rule.role),
+            ));
+        }
+        Ok(Some(principal))
+    }
+
+    /// A token for a client that authenticated with `secret` (the token endpoint).
+    fn issue(&self, client_id: &str, secret: &str, scope: Option<&str>) -> Option<(String, u64)> {
+        let client = self.settings.clients.iter().find(|client| client.id == client_id)?;
+        if !secret::verify(&client.secret, secret) {
+            return None;
+        }
+        let now = chrono::Utc::now().timestamp();
+        let lifetime = self.settings.token_lifetime_secs.max(1);
+        let claims = Claims {
+            iss: token::ISSUER.into(),
+            aud: token::ISSUER.into(),
+            sub: client.id.clone(),
+            iat: now,
+            exp: now.saturating_add(i64::try_from(lifetime).unwrap_or(i64::MAX)),
+            jti: uuid::Uuid::new_v4().to_string(),
+            roles: client.roles.clone(),
+            project: client.project.clone(),
+            scope: scope.map(str::to_owned),
+        };
+        Some((self.keys.sign(&claims)?, lifetime))
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// 401 with `WWW-Authenticate: Bearer` (RFC 6750 clause 3), `error` where it applies.
+fn unauthorized(error: Option<&str>, detail: &str) -> ApiError {
+    let challenge = match error {
+        Some(error) => format!("Bearer realm=\"solgate\", error=\"{error}\""),
+        None => "Bearer realm=\"solgate\"".to_owned(),
+    };
+    ApiError::new(ErrorKind::Unauthorized { challenge }, detail)
+}
+
+/// Whether solgate may listen on `address` with these settings: `mode = "none"` only on
+/// loopback unless `allow_anonymous`. `Ok(true)` asks for a warning.
+pub fn check_listener(settings: &AuthSettings, address: std::net::SocketAddr) -> Result<bool, String> {
+    if settings.mode != AuthMode::None || address.ip().is_loopback() {
+        return Ok(false);
+    }
+    if settings.allow_anonymous {
+        return Ok(true);
+    }
+    Err(format!(
+        "refusing to listen on {address} without authentication: set [auth] mode = \"oauth2\" (docs/security.md), \
+         listen on 127.0.0.1, or set [auth] allow_anonymous = true to accept anyone who can reach the port"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_include_the_ones_below() {
+        let member = Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new() };
+        assert!(member.has(Role::Reader) && member.has(Role::Member) && !member.has(Role::Admin));
+    }
+
+    #[test]
+    fn anonymous_listeners_stay_on_loopback_unless_allowed() {
+        let none = AuthSettings::default();
+        assert_eq!(check_listener(&none, "127.0.0.1:9890".parse().unwrap()), Ok(false));
+        assert_eq!(check_listener(&none, "[::1]:9890".parse().unwrap()), Ok(false));
+        assert!(check_listener(&none, "0.0.0.0:9890".parse().unwrap()).unwrap_err().contains("allow_anonymous"));
+        let allowed = AuthSettings { allow_anonymous: true, ..AuthSettings::default() };
+        assert_eq!(check_listener(&allowed, "0.0.0.0:9890".parse().unwrap()), Ok(true));
+        let oauth2 = AuthSettings { mode: AuthMode::Oauth2, ..AuthSettings::default() };
+        assert_eq!(check_listener(&oauth2, "0.0.0.0:9890".parse().unwrap()), Ok(false));
+    }
+}

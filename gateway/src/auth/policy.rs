@@ -1,0 +1,126 @@
+//! Authorization: every API request maps to a rule named as Tacker names its policies
+//! (`os_nfv_orchestration_api_v2:vnf_instances:create`, `os_nfv_orchestration_api:vnf_packages:show`),
+//! and each rule needs a least role: `reader` for reads, `member` for changes by default.
+//! An optional policy file (TOML, `"rule name" = "admin"`) changes a rule's role.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use actix_web::http::Method;
+
+use super::Role;
+
+/// The rule of a request and the least role it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub name: String,
+    pub role: Role,
+}
+
+/// Per-rule roles from the policy file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    overrides: BTreeMap<String, Role>,
+}
+
+impl Policy {
+    /// Reads a policy file: one `"rule" = "role"` per line (TOML).
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        let overrides: BTreeMap<String, Role> =
+            toml::from_str(&text).map_err(|error| format!("{}: {error}", path.display()))?;
+        Ok(Self { overrides })
+    }
+
+    /// The rule of `method path`, `None` for a path outside the APIs.
+    pub fn rule(&self, method: &Method, path: &str) -> Option<Rule> {
+        let name = rule_name(method, path)?;
+        let default = if matches!(*method, Method::GET | Method::HEAD) { Role::Reader } else { Role::Member };
+        let role = self.overrides.get(&name).copied().unwrap_or(default);
+        Some(Rule { name, role })
+    }
+}
+
+/// Tacker's policy name of a request.
+fn rule_name(method: &Method, path: &str) -> Option<String> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (api, rest) = segments.split_first()?;
+    // /{api}/api_versions or /{api}/v{N}/...
+    let (major, rest) = match rest.split_first() {
+        Some((&"api_versions", _)) => (None, rest),
+        Some((version, rest)) if version.starts_with('v') => (version.strip_prefix('v'), rest),
+        _ => return None,
+    };
+    let prefix = match (*api, major) {
+        ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
+        ("vnflcm" | "vnfpkgm", _) => "os_nfv_orchestration_api",
+        _ => return None,
+    };
+    let (resource, rest) = rest.split_first()?;
+    let read = matches!(*method, Method::GET | Method::HEAD);
+    let action = match (rest.len(), read, *method == Method::POST) {
+        _ if *resource == "api_versions" => "show".to_owned(),
+        (0, true, _) => "index".to_owned(),
+        (0, false, true) => "create".to_owned(),
+        (1, true, _) => "show".to_owned(),
+        (1, false, _) if *method == Method::DELETE => "delete".to_owned(),
+        (1, false, _) => "update".to_owned(),
+        // A task or a sub-resource: its own name (instantiate, retry, package_content, vnfd, ...).
+        (_, _, _) => rest[1..].iter().copied().filter(|part| !part.is_empty()).take(1).collect(),
+    };
+    Some(format!("{prefix}:{resource}:{action}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_are_named_as_tacker_names_them() {
+        let policy = Policy::default();
+        let rule = |method: Method, path: &str| policy.rule(&method, path).map(|rule| (rule.name, rule.role));
+        assert_eq!(
+            rule(Method::POST, "/vnflcm/v2/vnf_instances"),
+            Some(("os_nfv_orchestration_api_v2:vnf_instances:create".into(), Role::Member))
+        );
+        assert_eq!(
+            rule(Method::GET, "/vnflcm/v2/vnf_instances/abc"),
+            Some(("os_nfv_orchestration_api_v2:vnf_instances:show".into(), Role::Reader))
+        );
+        assert_eq!(
+            rule(Method::POST, "/vnflcm/v1/vnf_instances/abc/instantiate").unwrap().0,
+            "os_nfv_orchestration_api:vnf_instances:instantiate"
+        );
+        assert_eq!(
+            rule(Method::POST, "/vnflcm/v2/vnf_lcm_op_occs/o/rollback").unwrap().0,
+            "os_nfv_orchestration_api_v2:vnf_lcm_op_occs:rollback"
+        );
+        assert_eq!(
+            rule(Method::PUT, "/vnfpkgm/v1/vnf_packages/p/package_content"),
+            Some(("os_nfv_orchestration_api:vnf_packages:package_content".into(), Role::Member))
+        );
+        assert_eq!(
+            rule(Method::PATCH, "/vnfpkgm/v1/vnf_packages/p").unwrap().0,
+            "os_nfv_orchestration_api:vnf_packages:update"
+        );
+        assert_eq!(
+            rule(Method::DELETE, "/vnflcm/v2/subscriptions/s").unwrap().0,
+            "os_nfv_orchestration_api_v2:subscriptions:delete"
+        );
+        assert_eq!(rule(Method::GET, "/vnflcm/api_versions").unwrap().1, Role::Reader);
+        assert_eq!(rule(Method::GET, "/healthz"), None);
+        assert_eq!(rule(Method::POST, "/oauth2/token"), None);
+    }
+
+    #[test]
+    fn a_policy_file_changes_a_rules_role() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policy.toml");
+        std::fs::write(&path, "\"os_nfv_orchestration_api_v2:vnf_instances:delete\" = \"admin\"\n").unwrap();
+        let policy = Policy::load(&path).unwrap();
+        assert_eq!(policy.rule(&Method::DELETE, "/vnflcm/v2/vnf_instances/x").unwrap().role, Role::Admin);
+        assert_eq!(policy.rule(&Method::POST, "/vnflcm/v2/vnf_instances").unwrap().role, Role::Member);
+        std::fs::write(&path, "\"x\" = \"superuser\"\n").unwrap();
+        assert!(Policy::load(&path).unwrap_err().contains("superuser"));
+    }
+}
