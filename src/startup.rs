@@ -294,7 +294,8 @@ impl Application {
             machine,
         });
         let api = role != Role::Conductor;
-        let server = HttpServer::new(move || solgate_gateway::app::app(state.clone(), extra, api));
+        let server = HttpServer::new(move || solgate_gateway::app::app(state.clone(), extra, api))
+            .on_connect(solgate_gateway::tls::record_peer_names);
         let mut server = match &tls {
             Some(tls) => server.listen_rustls_0_23(listener, tls.server_config()?)?,
             None => server.listen(listener)?,

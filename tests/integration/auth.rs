@@ -24,12 +24,14 @@ async fn oauth2_app() -> TestApp {
                 secret: hashed,
                 roles: vec![Role::Member],
                 project: "p1".into(),
+                certificate_name: String::new(),
             },
             ClientSettings {
                 id: "nfvo-reader".into(),
                 secret: "reader-secret".into(),
                 roles: vec![Role::Reader],
                 project: "p1".into(),
+                certificate_name: String::new(),
             },
         ];
     })
@@ -280,4 +282,40 @@ fn anonymous_access_is_loopback_only_unless_allowed() {
         lines.join().unwrap()
     };
     assert!(seen.iter().any(|line| line.contains("allow_anonymous")), "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_client_certificate_names_a_configured_client() {
+    use crate::tls::{TestCa, client_trusting};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new("auth CA");
+    let server = ca.leaf(dir.path(), "server", false);
+    let client_ca = ca.write(dir.path(), "clients.pem");
+    let (cert_file, key_file) = (server.cert_file.clone(), server.key_file.clone());
+    let mut app = TestApp::spawn_with(move |settings| {
+        settings.http.tls.cert_file = cert_file;
+        settings.http.tls.key_file = key_file;
+        settings.http.tls.client_ca_file = client_ca;
+        settings.auth.mode = AuthMode::Oauth2;
+        settings.auth.clients = vec![ClientSettings {
+            id: "nfvo-by-certificate".into(),
+            secret: "unused".into(),
+            roles: vec![Role::Member],
+            project: "p1".into(),
+            certificate_name: "nfvo.example".into(),
+        }];
+    })
+    .await;
+    // SAN nfvo.example: the configured client, with its member role (create works).
+    let known = ca.leaf(dir.path(), "nfvo", true);
+    app.client = client_trusting(&ca, Some(known.identity()));
+    let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", None)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let (_, vnfd_id) = app.onboard_sample().await;
+    create_instance(&app, &vnfd_id, "by-certificate").await;
+
+    // A certificate of the same CA that names no client: TLS passes, the API does not.
+    let stranger = ca.leaf(dir.path(), "stranger", true);
+    app.client = client_trusting(&ca, Some(stranger.identity()));
+    unauthorized(&send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", None)).await, None);
 }

@@ -67,6 +67,10 @@ pub struct ClientSettings {
     pub roles: Vec<Role>,
     #[serde(default)]
     pub project: String,
+    /// With mutual TLS (`[http.tls] client_ca_file`): a DNS name in the subjectAltName of a
+    /// client certificate that authenticates as this client, without a token.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub certificate_name: String,
 }
 
 impl std::fmt::Debug for ClientSettings {
@@ -162,7 +166,24 @@ impl Authenticator {
         }
         let header = req.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
         let Some(header) = header else {
-            return Err(unauthorized(None, "An access token is required (Authorization: Bearer)."));
+            // Mutual TLS: a verified client certificate that names a configured client.
+            let names = req.conn_data::<crate::tls::PeerNames>();
+            let client = names.and_then(|names| {
+                self.settings.clients.iter().find(|client| {
+                    !client.certificate_name.is_empty() && names.0.iter().any(|name| *name == client.certificate_name)
+                })
+            });
+            return match client {
+                Some(client) => {
+                    let principal = Principal {
+                        client_id: client.id.clone(),
+                        roles: client.roles.clone(),
+                        project: client.project.clone(),
+                    };
+                    self.authorize(req, principal).map(Some)
+                }
+                None => Err(unauthorized(None, "An access token is required (Authorization: Bearer).")),
+            };
         };
         let token = match header.split_once(' ') {
             Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => token.trim(),
@@ -174,6 +195,11 @@ impl Authenticator {
             .verify(token, now)
             .map_err(|error| unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string()))))?;
         let principal = Principal { client_id: claims.sub, roles: claims.roles, project: claims.project };
+        self.authorize(req, principal).map(Some)
+    }
+
+    /// The principal again if the request's rule allows its roles, else 403.
+    fn authorize(&self, req: &ServiceRequest, principal: Principal) -> Result<Principal, ApiError> {
         if let Some(rule) = self.policy.rule(req.method(), req.path())
             && !principal.has(rule.role)
         {
@@ -182,7 +208,7 @@ impl Authenticator {
                 format!("Policy doesn't allow {} to be performed (it needs the role {}).", rule.name, rule.role),
             ));
         }
-        Ok(Some(principal))
+        Ok(principal)
     }
 
     /// A token for a client that authenticated with `secret` (the token endpoint).
