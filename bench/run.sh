@@ -4,11 +4,12 @@
 # (gateway + conductor processes, PostgreSQL + RabbitMQ).
 #   bench/run.sh ["connection counts"] [seconds]      e.g. bench/run.sh "2 16" 10
 #   bench/run.sh tls ["connection counts"] [seconds]  GET one instance, HTTP vs HTTPS (keep-alive)
+#   bench/run.sh auth ["connection counts"] [seconds] GET one instance, no auth vs a bearer token
 # Needs PostgreSQL and RabbitMQ for the last two (deploy/scripts/services.sh starts them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=all
-if [ "${1:-}" = tls ]; then mode=tls; shift; fi
+if [ "${1:-}" = tls ] || [ "${1:-}" = auth ]; then mode=$1; shift; fi
 connections=${1:-2 16}
 seconds=${2:-10}
 source deploy/scripts/services.sh
@@ -60,6 +61,18 @@ if [ "$mode" = tls ]; then
     echo "== embedded, SQLite, HTTPS (TLS 1.3, keep-alive: one handshake per connection)"
     scheme=https start https https serve SOLGATE__HTTP__TLS__CERT_FILE="$work/server.pem" SOLGATE__HTTP__TLS__KEY_FILE="$work/server.key"
     for c in $connections; do "$bin/solgate-bench" --target "$url" --ca-file "$work/ca.pem" --connections "$c" --duration "$seconds" --label "https c=$c" show; done
+    exit 0
+fi
+
+if [ "$mode" = auth ]; then
+    echo "== embedded, SQLite, [auth] mode = none"
+    start none none serve
+    for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "no auth c=$c" show; done
+    stop_servers
+    echo "== embedded, SQLite, [auth] mode = oauth2 (every request carries a bearer token, verified each time)"
+    start oauth2 oauth2 serve SOLGATE__AUTH__MODE=oauth2 \
+        SOLGATE__AUTH__CLIENTS='[{id = "bench", secret = "bench-secret", roles = ["admin"], project = "bench"}]'
+    for c in $connections; do "$bin/solgate-bench" --target "$url" --client bench:bench-secret --connections "$c" --duration "$seconds" --label "bearer c=$c" show; done
     exit 0
 fi
 

@@ -37,6 +37,10 @@ struct Args {
     /// PEM trust anchors for an `https://` target (e.g. the test CA of bench/run.sh).
     #[arg(long)]
     ca_file: Option<PathBuf>,
+    /// `ID:SECRET` of an OAuth 2.0 client: a token from the target's `/oauth2/token` is sent
+    /// with every request (one token for the whole run, as a client caches it).
+    #[arg(long)]
+    client: Option<String>,
     /// A label printed with the results (e.g. "sqlite" or "postgres").
     #[arg(long, default_value = "")]
     label: String,
@@ -268,10 +272,33 @@ where
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let mut builder = reqwest::Client::builder().pool_max_idle_per_host(args.connections * 2);
-    if let Some(path) = &args.ca_file {
-        let pem = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        builder = builder.tls_certs_merge(reqwest::Certificate::from_pem_bundle(&pem)?);
+    let roots = match &args.ca_file {
+        Some(path) => {
+            let pem = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            reqwest::Certificate::from_pem_bundle(&pem)?
+        }
+        None => Vec::new(),
+    };
+    let mut builder =
+        reqwest::Client::builder().pool_max_idle_per_host(args.connections * 2).tls_certs_merge(roots.clone());
+    if let Some(credentials) = &args.client {
+        let (id, secret) = credentials.split_once(':').context("--client is ID:SECRET")?;
+        let answer: Value = reqwest::Client::builder()
+            .tls_certs_merge(roots)
+            .build()?
+            .post(format!("{}/oauth2/token", args.target.trim_end_matches('/')))
+            .basic_auth(id, Some(secret))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials")
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let token = answer["access_token"].as_str().context("no access_token in the token answer")?;
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(reqwest::header::AUTHORIZATION, format!("Bearer {token}").parse()?);
+        builder = builder.default_headers(headers);
     }
     let client = builder.build()?;
     let target = Arc::new(Target { base: args.target.trim_end_matches('/').to_owned(), client });
