@@ -18,6 +18,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
+mkdir -p target
 : >"$log"
 
 if [ ! -x "$venv/bin/openstack" ]; then

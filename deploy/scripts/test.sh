@@ -17,6 +17,7 @@ fi
 echo "ETSI bundle check: ${SOLGATE_ETSI_DIR:-not available (../shared/etsi missing), skipped}"
 cargo test --workspace --all-features --locked "$@"
 if [ "$#" -eq 0 ]; then
-    deploy/scripts/tackerclient-check.sh target/debug/solgate
-    deploy/scripts/tackerclient-check.sh --tls target/debug/solgate
+    bin="${CARGO_TARGET_DIR:-target}/debug/solgate"
+    deploy/scripts/tackerclient-check.sh "$bin"
+    deploy/scripts/tackerclient-check.sh --tls "$bin"
 fi
