@@ -21,6 +21,8 @@ use solgate_schemas::VersionPolicy;
 pub struct Settings {
     pub http: HttpSettings,
     pub paging: PagingSettings,
+    /// What a list query may ask: filter terms, values, lengths, selector entries.
+    pub query: solgate_sol013::QueryLimits,
     pub data: DataSettings,
     pub database: DatabaseSettings,
     pub rpc: RpcSettings,
@@ -156,6 +158,19 @@ impl Settings {
         }
         if let Some(key) = self.drivers.zero_key() {
             return Err(invalid(key, "must be positive".into()));
+        }
+        let query = &self.query;
+        if [
+            query.max_filter_terms,
+            query.max_filter_values,
+            query.max_value_length,
+            query.max_attribute_depth,
+            query.max_attribute_length,
+            query.max_selector_entries,
+        ]
+        .contains(&0)
+        {
+            return Err(invalid("query", "every limit must be positive".into()));
         }
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));

@@ -277,6 +277,7 @@ impl Application {
             registry,
             http: settings.http.clone(),
             paging: settings.paging.clone(),
+            query_limits: settings.query.clone(),
             public_endpoint: public_endpoint.clone(),
             links,
             metrics,

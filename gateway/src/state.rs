@@ -24,6 +24,8 @@ pub struct AppState {
     pub registry: Arc<Registry>,
     pub http: HttpSettings,
     pub paging: PagingSettings,
+    /// What a list query may ask (`[query]`).
+    pub query_limits: solgate_sol013::QueryLimits,
     /// Base URL for `Location` and `_links`, without a trailing slash.
     pub public_endpoint: String,
     pub links: Links,

@@ -63,6 +63,12 @@ pub enum Sol013Error {
     /// ../shared/reference/tacker-behaviour.md §16 row 17).
     #[error("Paging marker value {0} is invalid.")]
     InvalidMarker(String),
+    /// A query larger than `[query]` allows: the limit's setting key and value are named.
+    #[error("{what} is {value}, more than the allowed {max} (query.{limit}).")]
+    LimitExceeded { what: String, limit: &'static str, value: usize, max: usize },
+    /// A NUL character (U+0000) in a query parameter: stored text never holds one.
+    #[error("Query parameter {0} contains a NUL character (U+0000), which is not accepted.")]
+    NulCharacter(String),
 }
 
 impl Sol013Error {

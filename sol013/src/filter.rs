@@ -23,6 +23,12 @@ use serde_json::{Number, Value};
 
 use crate::attributes::{AttrKind, AttrPath, PathSegment, resolve};
 use crate::error::Sol013Error;
+use crate::limits::QueryLimits;
+
+/// Values (plus one per expression) pushed into one SQL query: each becomes a bound
+/// parameter and a level of the expression tree, and SQLite allows a depth of 1,000. The
+/// expressions past it run in memory, so any accepted filter runs on both backends.
+pub const MAX_PUSHED_VALUES: usize = 256;
 
 /// A filter operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -167,7 +173,41 @@ impl Filter {
     /// resource's JSON `schema`, converting values to the attributes' types. Pass `{}` as
     /// the schema to accept any attribute and type everything at run time.
     pub fn parse(text: &str, schema: &Value) -> Result<Self, Sol013Error> {
-        let exprs = parse_syntax(text)?.into_iter().map(|raw| type_expr(raw, schema)).collect::<Result<Vec<_>, _>>()?;
+        Self::parse_limited(text, schema, &QueryLimits::default())
+    }
+
+    /// As [`Filter::parse`], within `limits` (a 400 naming the limit past one).
+    pub fn parse_limited(text: &str, schema: &Value, limits: &QueryLimits) -> Result<Self, Sol013Error> {
+        let raw = parse_syntax(text, limits)?;
+        for expr in &raw {
+            QueryLimits::check(
+                "The number of values of one filter expression",
+                "max_filter_values",
+                expr.values.len(),
+                limits.max_filter_values,
+            )?;
+            QueryLimits::check(
+                "The length of a filter attribute path",
+                "max_attribute_length",
+                expr.attr.chars().count(),
+                limits.max_attribute_length,
+            )?;
+            QueryLimits::check(
+                "The depth of a filter attribute path",
+                "max_attribute_depth",
+                expr.attr.split('/').count(),
+                limits.max_attribute_depth,
+            )?;
+            for value in &expr.values {
+                QueryLimits::check(
+                    "The length of a filter value",
+                    "max_value_length",
+                    value.chars().count(),
+                    limits.max_value_length,
+                )?;
+            }
+        }
+        let exprs = raw.into_iter().map(|raw| type_expr(raw, schema)).collect::<Result<Vec<_>, _>>()?;
         Ok(Self { exprs })
     }
 
@@ -204,9 +244,13 @@ impl Filter {
     pub fn split_for_columns(&self, columns: &[ColumnSpec]) -> (Vec<ColumnPredicate>, Option<Filter>) {
         let mut pushed = Vec::new();
         let mut residual = Vec::new();
+        let mut budget = MAX_PUSHED_VALUES;
         for expr in &self.exprs {
-            match push_down(expr, columns) {
-                Some(predicate) => pushed.push(predicate),
+            match push_down(expr, columns).filter(|predicate| predicate.values.len() < budget) {
+                Some(predicate) => {
+                    budget -= predicate.values.len() + 1;
+                    pushed.push(predicate);
+                }
                 None => residual.push(expr.clone()),
             }
         }
@@ -224,12 +268,18 @@ struct RawExpr<'a> {
     values: Vec<String>,
 }
 
-fn parse_syntax(input: &str) -> Result<Vec<RawExpr<'_>>, Sol013Error> {
+fn parse_syntax<'a>(input: &'a str, limits: &QueryLimits) -> Result<Vec<RawExpr<'a>>, Sol013Error> {
     let mut exprs = Vec::new();
     let mut rest = input;
     loop {
         let (expr, after) = parse_simple(rest)?;
         exprs.push(expr);
+        QueryLimits::check(
+            "The number of filter expressions",
+            "max_filter_terms",
+            exprs.len(),
+            limits.max_filter_terms,
+        )?;
         if after.is_empty() {
             return Ok(exprs);
         }

@@ -11,6 +11,7 @@
 pub mod attributes;
 pub mod error;
 pub mod filter;
+pub mod limits;
 pub mod merge_patch;
 pub mod paging;
 mod params;
@@ -27,6 +28,7 @@ pub use filter::{
     ColumnKind, ColumnPredicate, ColumnSpec, Filter, FilterExpr, FilterOp, TypedValue, format_db_datetime,
     like_pattern, parse_datetime,
 };
+pub use limits::QueryLimits;
 pub use merge_patch::merge_patch;
 pub use paging::{PageMarker, next_link};
 pub use problem::{PROBLEM_JSON, ProblemDetails, reason_phrase};

@@ -50,6 +50,10 @@ pub fn parse_query(raw: &str) -> Result<Vec<QueryPair>, Sol013Error> {
             None => (segment, None),
         };
         let key = canonical_key(&form_decode(key)?).to_owned();
+        // One rule for both backends: PostgreSQL text cannot hold NUL, so no query may ask for it.
+        if key.contains('\0') || value.as_deref().is_some_and(|value| value.contains('\0')) {
+            return Err(Sol013Error::NulCharacter(key.replace('\0', "\\0")));
+        }
         if SINGLE_VALUED.contains(&key.as_str()) && pairs.iter().any(|(k, _)| *k == key) {
             return Err(Sol013Error::DuplicateParameter(key));
         }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::error::Sol013Error;
 use crate::filter::Filter;
+use crate::limits::QueryLimits;
 use crate::paging::{PageMarker, next_link};
 // The parameter names and the splitting live in `params` so that paging and selectors can
 // use them without importing this module; re-exported to keep their `query::` paths.
@@ -37,7 +38,12 @@ impl ListQuery {
     /// Parses a raw query string for a list whose entries follow `schema` (pass `{}` when
     /// no schema exists: attributes are then not validated and typed at run time).
     pub fn parse(raw_query: &str, schema: &Value) -> Result<Self, Sol013Error> {
-        Self::from_pairs(parse_query(raw_query)?, schema)
+        Self::parse_limited(raw_query, schema, &QueryLimits::default())
+    }
+
+    /// As [`ListQuery::parse`], within `limits`.
+    pub fn parse_limited(raw_query: &str, schema: &Value, limits: &QueryLimits) -> Result<Self, Sol013Error> {
+        Self::from_pairs_limited(parse_query(raw_query)?, schema, limits)
     }
 
     /// As [`ListQuery::parse`], from already split pairs.
@@ -46,10 +52,39 @@ impl ListQuery {
     /// `parse_qs`, which drops bare keys; the marker therefore carries `all_fields` and
     /// `exclude_default`, and they are restored here so page 2 looks like page 1.
     pub fn from_pairs(pairs: Vec<QueryPair>, schema: &Value) -> Result<Self, Sol013Error> {
+        Self::from_pairs_limited(pairs, schema, &QueryLimits::default())
+    }
+
+    fn from_pairs_limited(pairs: Vec<QueryPair>, schema: &Value, limits: &QueryLimits) -> Result<Self, Sol013Error> {
         let filter = match single_param(&pairs, FILTER)? {
-            Some(text) => Some(Filter::parse(text.unwrap_or_default(), schema)?),
+            Some(text) => Some(Filter::parse_limited(text.unwrap_or_default(), schema, limits)?),
             None => None,
         };
+        for key in [FIELDS, EXCLUDE_FIELDS] {
+            if let Some(Some(list)) = single_param(&pairs, key)? {
+                let entries = list.split(',').count();
+                QueryLimits::check(
+                    &format!("The number of {key} entries"),
+                    "max_selector_entries",
+                    entries,
+                    limits.max_selector_entries,
+                )?;
+                for entry in list.split(',') {
+                    QueryLimits::check(
+                        &format!("The length of a {key} entry"),
+                        "max_attribute_length",
+                        entry.chars().count(),
+                        limits.max_attribute_length,
+                    )?;
+                    QueryLimits::check(
+                        &format!("The depth of a {key} entry"),
+                        "max_attribute_depth",
+                        entry.split('/').count(),
+                        limits.max_attribute_depth,
+                    )?;
+                }
+            }
+        }
         let marker = match single_param(&pairs, NEXTPAGE_OPAQUE_MARKER)? {
             Some(text) => Some(PageMarker::decode(text.unwrap_or_default())?),
             None => None,

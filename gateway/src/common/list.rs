@@ -24,7 +24,10 @@ pub fn parse(req: &HttpRequest, negotiated: &Negotiated, resource: &str) -> ApiR
     // Borrowed: a resource schema with its $defs is large, and this runs per request.
     static NO_SCHEMA: Value = Value::Null;
     let schema = negotiated.entry.dictionary.schema(resource).unwrap_or(&NO_SCHEMA);
-    ListQuery::parse(req.query_string(), schema).map_err(|error| query_error(&error))
+    let defaults = solgate_sol013::QueryLimits::default();
+    let state = req.app_data::<actix_web::web::Data<AppState>>();
+    let limits = state.map_or(&defaults, |state| &state.query_limits);
+    ListQuery::parse_limited(req.query_string(), schema, limits).map_err(|error| query_error(&error))
 }
 
 /// One page of stored documents (scrubbed of nothing yet) plus the next-page link.

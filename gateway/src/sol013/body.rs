@@ -102,7 +102,38 @@ async fn read_json(req: &HttpRequest, payload: Payload) -> Result<Option<Value>,
             ));
         }
     }
-    serde_json::from_slice(&body)
-        .map(Some)
-        .map_err(|error| ApiError::bad_request(format!("Malformed request body: {error}.")))
+    let value: Value = serde_json::from_slice(&body)
+        .map_err(|error| ApiError::bad_request(format!("Malformed request body: {error}.")))?;
+    if let Some(pointer) = nul_at(&value, &mut String::new()) {
+        return Err(ApiError::bad_request(format!(
+            "The request body has a NUL character (U+0000) at {pointer}; no attribute may contain one."
+        )));
+    }
+    Ok(Some(value))
+}
+
+/// The JSON pointer of the first string or member name with a NUL character. One rule on
+/// both backends: PostgreSQL text cannot hold NUL, so no stored text may (other control
+/// characters are stored and matched alike by SQLite and PostgreSQL).
+fn nul_at(value: &Value, path: &mut String) -> Option<String> {
+    let escape = |key: &str| key.replace('~', "~0").replace('/', "~1").replace('\0', "\\u0000");
+    match value {
+        Value::String(text) if text.contains('\0') => Some(if path.is_empty() { "/".to_owned() } else { path.clone() }),
+        Value::Object(map) => map.iter().find_map(|(key, inner)| {
+            let length = path.len();
+            path.push('/');
+            path.push_str(&escape(key));
+            let found = if key.contains('\0') { Some(path.clone()) } else { nul_at(inner, path) };
+            path.truncate(length);
+            found
+        }),
+        Value::Array(items) => items.iter().enumerate().find_map(|(index, inner)| {
+            let length = path.len();
+            path.push_str(&format!("/{index}"));
+            let found = nul_at(inner, path);
+            path.truncate(length);
+            found
+        }),
+        _ => None,
+    }
 }

@@ -168,6 +168,20 @@ type Refusal = Box<(ApiError, Option<VersionEntry>)>;
 /// The checks that run before routing. `Ok(None)` = not a versioned resource.
 fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>, Refusal> {
     let registry = &state.registry;
+    // No stored id holds a NUL character (U+0000): such a path names nothing, on either
+    // backend (PostgreSQL could not even compare it).
+    if req.path().contains("%00") || req.path().contains('\0') {
+        let api = scope::classify(req.path(), registry);
+        let newest = match api {
+            Classified::Scoped(scope) => newest_in(state, scope),
+            Classified::UnknownInApi(api) => registry.supported_all(api).last().cloned(),
+            Classified::Outside => None,
+        };
+        return Err(Box::new((
+            ApiError::not_found("The resource could not be found: its path has a NUL character."),
+            newest,
+        )));
+    }
     let scope = match scope::classify(req.path(), registry) {
         Classified::Outside => return Ok(None),
         Classified::UnknownInApi(api) => {
