@@ -170,7 +170,7 @@ impl Authenticator {
             let names = req.conn_data::<crate::tls::PeerNames>();
             let client = names.and_then(|names| {
                 self.settings.clients.iter().find(|client| {
-                    !client.certificate_name.is_empty() && names.0.iter().any(|name| *name == client.certificate_name)
+                    !client.certificate_name.is_empty() && names.0.contains(&client.certificate_name)
                 })
             });
             return match client {
