@@ -169,9 +169,10 @@ impl Authenticator {
             // Mutual TLS: a verified client certificate that names a configured client.
             let names = req.conn_data::<crate::tls::PeerNames>();
             let client = names.and_then(|names| {
-                self.settings.clients.iter().find(|client| {
-                    !client.certificate_name.is_empty() && names.0.contains(&client.certificate_name)
-                })
+                self.settings
+                    .clients
+                    .iter()
+                    .find(|client| !client.certificate_name.is_empty() && names.0.contains(&client.certificate_name))
             });
             return match client {
                 Some(client) => {
