@@ -120,12 +120,18 @@ pub const TOKEN_KEY_PURPOSE: &str = "solgate access token signing v1";
 /// call without one.
 const OPEN_PATHS: &[&str] = &[endpoint::PATH, "/healthz", "/readyz", "/metrics"];
 
+/// Verified tokens kept at most (then the cache starts over).
+const VERIFIED_CAPACITY: usize = 10_000;
+
 /// The request-time side of `[auth]`.
 #[derive(Debug)]
 pub struct Authenticator {
     settings: AuthSettings,
     keys: TokenKeys,
     policy: Policy,
+    /// Tokens already verified, with their principal and expiry: a client that repeats its
+    /// token pays a lookup, not a signature check and a JSON parse.
+    verified: std::sync::Mutex<std::collections::HashMap<String, (Principal, i64)>>,
 }
 
 impl Authenticator {
@@ -151,7 +157,12 @@ impl Authenticator {
         if settings.mode == AuthMode::Oauth2 && settings.clients.is_empty() {
             tracing::warn!("auth.mode = \"oauth2\" with no [[auth.clients]]: no one can get a token");
         }
-        Ok(Self { settings: settings.clone(), keys: TokenKeys::new(derived_keys), policy })
+        Ok(Self {
+            settings: settings.clone(),
+            keys: TokenKeys::new(derived_keys),
+            policy,
+            verified: Default::default(),
+        })
     }
 
     pub fn mode(&self) -> AuthMode {
@@ -191,11 +202,25 @@ impl Authenticator {
             _ => return Err(unauthorized(Some("invalid_request"), "The Authorization header is not a Bearer token.")),
         };
         let now = chrono::Utc::now().timestamp();
-        let claims = self
-            .keys
-            .verify(token, now)
-            .map_err(|error| unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string()))))?;
-        let principal = Principal { client_id: claims.sub, roles: claims.roles, project: claims.project };
+        let cached = {
+            let verified = self.verified.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            verified.get(token).filter(|(_, exp)| *exp > now).map(|(principal, _)| principal.clone())
+        };
+        let principal = match cached {
+            Some(principal) => principal,
+            None => {
+                let claims = self.keys.verify(token, now).map_err(|error| {
+                    unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string())))
+                })?;
+                let principal = Principal { client_id: claims.sub, roles: claims.roles, project: claims.project };
+                let mut verified = self.verified.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if verified.len() >= VERIFIED_CAPACITY {
+                    verified.clear();
+                }
+                verified.insert(token.to_owned(), (principal.clone(), claims.exp));
+                principal
+            }
+        };
         self.authorize(req, principal).map(Some)
     }
 
