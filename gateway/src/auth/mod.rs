@@ -104,9 +104,17 @@ pub struct Principal {
     pub client_id: String,
     pub roles: Vec<Role>,
     pub project: String,
+    /// The token's OAuth 2.0 scopes (SOL013 clause 8.3); `None` when it carried none, and
+    /// then the roles alone decide.
+    pub scopes: Option<Vec<String>>,
 }
 
 impl Principal {
+    /// Admins see and change every project's resources.
+    pub fn is_admin(&self) -> bool {
+        self.has(Role::Admin)
+    }
+
     fn has(&self, least: Role) -> bool {
         self.roles.iter().any(|role| *role >= least)
     }
@@ -170,8 +178,9 @@ impl Authenticator {
     }
 
     /// The principal of a request, or the 401/403 that refuses it. `Ok(None)`: no check
-    /// applies (mode none, or an open path).
-    pub fn authenticate(&self, req: &ServiceRequest) -> Result<Option<Principal>, ApiError> {
+    /// applies (mode none, or an open path). Async: a token may have to be checked with an
+    /// authorization server.
+    pub async fn authenticate(&self, req: &ServiceRequest) -> Result<Option<Principal>, ApiError> {
         if self.settings.mode == AuthMode::None || OPEN_PATHS.contains(&req.path()) {
             return Ok(None);
         }
@@ -191,6 +200,7 @@ impl Authenticator {
                         client_id: client.id.clone(),
                         roles: client.roles.clone(),
                         project: client.project.clone(),
+                        scopes: None,
                     };
                     self.authorize(req, principal).map(Some)
                 }
@@ -212,7 +222,9 @@ impl Authenticator {
                 let claims = self.keys.verify(token, now).map_err(|error| {
                     unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string())))
                 })?;
-                let principal = Principal { client_id: claims.sub, roles: claims.roles, project: claims.project };
+                let scopes = claims.scope.map(|scope| scope.split_whitespace().map(str::to_owned).collect());
+                let principal =
+                    Principal { client_id: claims.sub, roles: claims.roles, project: claims.project, scopes };
                 let mut verified = self.verified.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 if verified.len() >= VERIFIED_CAPACITY {
                     verified.clear();
@@ -295,7 +307,7 @@ mod tests {
 
     #[test]
     fn roles_include_the_ones_below() {
-        let member = Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new() };
+        let member = Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new(), scopes: None };
         assert!(member.has(Role::Reader) && member.has(Role::Member) && !member.has(Role::Admin));
     }
 

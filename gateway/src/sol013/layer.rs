@@ -41,7 +41,7 @@ pub async fn sol013_layer(
     let method = req.method().clone();
 
     // Authentication first: an unauthenticated client learns nothing of versions.
-    let principal = match state.auth.authenticate(&req) {
+    let principal = match state.auth.authenticate(&req).await {
         Ok(principal) => principal,
         Err(error) => {
             let response = request_id::scope(request_id.clone(), async { error.error_response() }).await;
