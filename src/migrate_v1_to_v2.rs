@@ -62,6 +62,7 @@ fn operations_of(
         }],
         after_id: None,
         limit: i64::MAX,
+        project: None,
     };
     lcm::list_ops(conn, backend, LcmMajor::V1, &spec)
 }

@@ -18,6 +18,7 @@ pub mod requests;
 pub mod secrets;
 pub mod settings;
 pub mod shapes;
+pub mod tenancy;
 pub mod vnfd;
 pub mod work;
 

@@ -174,7 +174,7 @@ fn record(
             .unwrap_or_else(|| json!({ "id": op.vnf_instance_id() })),
     };
     let op_view = without_private(op.body.clone());
-    notify::enqueue(conn, major, links, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
+    notify::enqueue(conn, major, links, &op.project, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
     Ok(true)
 }
 
@@ -254,5 +254,9 @@ impl StateMachine {
 
 /// Reads an occurrence for a request on it (404 when unknown).
 pub fn load_op(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> Result<OpOccRecord, CoreError> {
-    lcm::find_op(conn, major, id)?.ok_or_else(|| CoreError::NotFound(format!("VnfLcmOpOcc {id} not found.")))
+    lcm::find_op(conn, major, id)?.ok_or_else(|| op_not_found(id))
+}
+
+pub fn op_not_found(id: &str) -> CoreError {
+    CoreError::NotFound(format!("VnfLcmOpOcc {id} not found."))
 }

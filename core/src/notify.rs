@@ -179,13 +179,20 @@ pub fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event
     Value::Object(body)
 }
 
-/// Writes one outbox row per matching subscription of the major. Call inside the
-/// transaction of the change. Returns how many were queued.
-pub fn enqueue(conn: &mut AnyConnection, major: LcmMajor, links: &Links, event: Event<'_>) -> DbResult<usize> {
+/// Writes one outbox row per matching subscription of the major that hears `project`
+/// (the instance's; [`crate::tenancy::hears`]). Call inside the transaction of the change.
+/// Returns how many were queued.
+pub fn enqueue(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    links: &Links,
+    project: &str,
+    event: Event<'_>,
+) -> DbResult<usize> {
     let now = crate::now();
     let mut queued = 0;
     for subscription in lcm::all_subscriptions(conn, major)? {
-        if matches(&subscription.body["filter"], &event) {
+        if crate::tenancy::hears(&subscription.project, project) && matches(&subscription.body["filter"], &event) {
             let mut body = build(major.number(), links, &subscription, &event, &now);
             // changedInfo may carry vimConnectionInfo: its credentials stay here.
             crate::secrets::scrub(&mut body);
@@ -326,6 +333,7 @@ mod tests {
             authentication: None,
             dedup_key: String::new(),
             created_at: String::new(),
+            project: String::new(),
         };
         let short = SubscriptionRecord { verbosity: "SHORT".into(), ..full.clone() };
         let now = "2026-11-22T01:34:39.123456Z";

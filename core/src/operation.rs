@@ -156,7 +156,7 @@ impl LcmOperation {
     /// later, Tacker's defect 23), and works out what it will do. Runs inside the
     /// accepting transaction.
     pub fn plan(self, conn: &mut AnyConnection, request: &PlanRequest<'_>) -> Result<OperationPlan, CoreError> {
-        let PlanRequest { instance, package_id, params, shapes, vim_types } = *request;
+        let PlanRequest { instance, package_id, params, shapes, vim_types, scope } = *request;
         check_vim_types(instance, params, shapes, vim_types)?;
         let current = |conn: &mut AnyConnection| -> Result<Vnfd, CoreError> {
             let (_, contents) =
@@ -174,14 +174,14 @@ impl LcmOperation {
             ChangeExtConn => planner.change_ext_conn(&current(conn)?)?,
             ChangeVnfpkg => {
                 let vnfd_id = params["vnfdId"].as_str().unwrap_or_default();
-                let (record, contents) = enabled_package(conn, vnfd_id)?;
+                let (record, contents) = enabled_package(conn, scope, vnfd_id)?;
                 planner.change_vnfpkg(record, &contents)?
             }
             ModifyInfo => {
                 // A named package must be usable even when it is the current one.
                 let new_package = match params["vnfdId"].as_str() {
                     Some(vnfd_id) => {
-                        let package = enabled_package(conn, vnfd_id)?;
+                        let package = enabled_package(conn, scope, vnfd_id)?;
                         (Some(vnfd_id) != instance["vnfdId"].as_str()).then_some(package)
                     }
                     None => None,
@@ -207,6 +207,8 @@ pub struct PlanRequest<'a> {
     pub shapes: &'a dyn LcmShapes,
     /// `vimType`s solgate has drivers for.
     pub vim_types: &'a [&'a str],
+    /// Whose packages the request may name (a new vnfdId); `None`: any project's.
+    pub scope: crate::tenancy::ProjectScope<'a>,
 }
 
 /// What an operation does, worked out when it is accepted and stored with its
@@ -378,9 +380,15 @@ fn not_operational(vnfd_id: Option<&str>) -> CoreError {
     ))
 }
 
-/// The onboarded and ENABLED package of a vnfdId.
-fn enabled_package(conn: &mut AnyConnection, vnfd_id: &str) -> Result<(PackageRecord, PackageContents), CoreError> {
-    let (record, contents) = vnfd::load_by_vnfd_id(conn, vnfd_id)?.ok_or_else(|| not_operational(Some(vnfd_id)))?;
+/// The onboarded and ENABLED package of a vnfdId, if the request may use it.
+fn enabled_package(
+    conn: &mut AnyConnection,
+    scope: crate::tenancy::ProjectScope<'_>,
+    vnfd_id: &str,
+) -> Result<(PackageRecord, PackageContents), CoreError> {
+    let (record, contents) = vnfd::load_by_vnfd_id(conn, vnfd_id)?
+        .filter(|(record, _)| crate::tenancy::visible(scope, &record.project))
+        .ok_or_else(|| not_operational(Some(vnfd_id)))?;
     if record.operational_state() != "ENABLED" {
         return Err(CoreError::Unprocessable(format!("VnfPackage of vnfdId {vnfd_id} is not ENABLED.")));
     }

@@ -14,6 +14,7 @@ use crate::notify::{self, Event};
 use crate::op_occ::{self, ACTION_ROLLBACK, ACTION_START, FAILED, FAILED_TEMP, ROLLED_BACK, STARTING};
 use crate::operation::{LcmOperation, OperationPlan, PlanRequest, Precondition};
 use crate::shapes::LcmShapes;
+use crate::tenancy::{ProjectScope, visible};
 use crate::work::{WorkKind, kind_name};
 use crate::{CoreError, db_run, now, vnfd, without_private};
 
@@ -48,6 +49,8 @@ pub struct TaskRequest<'a> {
     pub shapes: &'a dyn LcmShapes,
     pub vim_types: &'a [&'a str],
     pub links: &'a Links,
+    /// Whose instances (and packages, for change_vnfpkg) the request may use.
+    pub scope: ProjectScope<'a>,
 }
 
 /// Accepts a task on an instance in one transaction: locks the instance, checks its state,
@@ -55,14 +58,16 @@ pub struct TaskRequest<'a> {
 /// plans the operation, and writes the occurrence with its plan, its outbox row and the
 /// START notification.
 pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Accepted, CoreError> {
-    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links } = *request;
+    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links, scope } = *request;
     write_transaction(conn, |conn| {
         // The row lock serialises this with DELETE and other tasks on PostgreSQL; SQLite's
         // BEGIN IMMEDIATE already serialises writers.
         if !lcm::lock_instance(conn, major, instance_id)? {
             return Err(instance_not_found(instance_id));
         }
-        let instance = lcm::find_instance(conn, major, instance_id)?.ok_or_else(|| instance_not_found(instance_id))?;
+        let instance = lcm::find_instance(conn, major, instance_id)?
+            .filter(|instance| visible(scope, &instance.project))
+            .ok_or_else(|| instance_not_found(instance_id))?;
         if !operation.allowed_on(&instance.body) {
             let state = if operation.precondition() == Precondition::NotInstantiated { "is" } else { "isn't" };
             return Err(CoreError::Conflict(format!("VnfInstance {instance_id} {state} instantiated.")));
@@ -72,7 +77,14 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
         }
         let plan = operation.plan(
             conn,
-            &PlanRequest { instance: &instance.body, package_id: &instance.vnf_pkg_id, params, shapes, vim_types },
+            &PlanRequest {
+                instance: &instance.body,
+                package_id: &instance.vnf_pkg_id,
+                params,
+                shapes,
+                vim_types,
+                scope,
+            },
         )?;
         let now = now();
         let id = uuid::Uuid::new_v4().to_string();
@@ -88,6 +100,7 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
             attempt: 1,
             created_at: now.clone(),
             updated_at: now,
+            project: instance.project.clone(),
         };
         lcm::insert_op(conn, major, &op)
             .map_err(|error| if error.is_unique_violation() { in_progress(instance_id) } else { error.into() })?;
@@ -95,7 +108,13 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
         let status = notification_status(initial, operation.name(), None);
         let op_view = without_private(op.body.clone());
         let instance_view = without_private(instance.body);
-        notify::enqueue(conn, major, links, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
+        notify::enqueue(
+            conn,
+            major,
+            links,
+            &op.project,
+            Event::OpOcc { op: &op_view, instance: &instance_view, status },
+        )?;
         Ok(Accepted { op, outbox_id })
     })
 }
@@ -106,11 +125,12 @@ pub fn request_action(
     conn: &mut AnyConnection,
     major: LcmMajor,
     shapes: &dyn LcmShapes,
+    scope: ProjectScope<'_>,
     id: &str,
     action: &'static str,
 ) -> Result<i64, CoreError> {
     write_transaction(conn, |conn| {
-        let mut op = load_op(conn, major, id)?;
+        let mut op = load_visible_op(conn, major, scope, id)?;
         if op.state() != FAILED_TEMP {
             return Err(not_failed_temp(id));
         }
@@ -150,9 +170,14 @@ pub fn plan_rollback(
 }
 
 /// Fail: FAILED_TEMP → FAILED at once (no conductor involved); the occurrence as it is now.
-pub async fn fail(machine: &StateMachine, major: LcmMajor, id: &str) -> Result<OpOccRecord, CoreError> {
-    let lookup = id.to_owned();
-    let mut op = db_run(&machine.db, move |conn| load_op(conn, major, &lookup)).await?;
+pub async fn fail(
+    machine: &StateMachine,
+    major: LcmMajor,
+    scope: ProjectScope<'_>,
+    id: &str,
+) -> Result<OpOccRecord, CoreError> {
+    let (lookup, scope_owned) = (id.to_owned(), scope.map(str::to_owned));
+    let mut op = db_run(&machine.db, move |conn| load_visible_op(conn, major, scope_owned.as_deref(), &lookup)).await?;
     if op.state() != FAILED_TEMP || op.pending_action.is_some() {
         return Err(not_failed_temp(id));
     }
@@ -165,9 +190,15 @@ pub async fn fail(machine: &StateMachine, major: LcmMajor, id: &str) -> Result<O
 /// Cancel (SOL003): an unclaimed STARTING occurrence is rolled back at once; otherwise the
 /// running conductor sees `isCancelPending` between steps and moves PROCESSING /
 /// ROLLING_BACK to FAILED_TEMP (STARTING to ROLLED_BACK).
-pub async fn cancel(machine: &StateMachine, major: LcmMajor, id: &str, mode: &str) -> Result<(), CoreError> {
-    let lookup = id.to_owned();
-    let mut op = db_run(&machine.db, move |conn| load_op(conn, major, &lookup)).await?;
+pub async fn cancel(
+    machine: &StateMachine,
+    major: LcmMajor,
+    scope: ProjectScope<'_>,
+    id: &str,
+    mode: &str,
+) -> Result<(), CoreError> {
+    let (lookup, scope_owned) = (id.to_owned(), scope.map(str::to_owned));
+    let mut op = db_run(&machine.db, move |conn| load_visible_op(conn, major, scope_owned.as_deref(), &lookup)).await?;
     let current = op.state().to_owned();
     if !is_running(&current) {
         return Err(CoreError::Conflict(format!(
@@ -191,4 +222,15 @@ pub async fn cancel(machine: &StateMachine, major: LcmMajor, id: &str, mode: &st
     })
     .await;
     if marked? { Ok(()) } else { Err(changed()) }
+}
+
+/// An occurrence the request may see, or the same 404 as for one that does not exist.
+fn load_visible_op(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    scope: ProjectScope<'_>,
+    id: &str,
+) -> Result<OpOccRecord, CoreError> {
+    let op = load_op(conn, major, id)?;
+    if visible(scope, &op.project) { Ok(op) } else { Err(crate::lifecycle::op_not_found(id)) }
 }

@@ -18,6 +18,7 @@ diesel::table! {
         created_at -> Text,
         updated_at -> Text,
         row_version -> BigInt,
+        project -> Text,
     }
 }
 
@@ -36,6 +37,7 @@ diesel::table! {
         created_at -> Text,
         updated_at -> Text,
         row_version -> BigInt,
+        project -> Text,
     }
 }
 
@@ -56,6 +58,7 @@ diesel::table! {
         attempt -> Integer,
         created_at -> Text,
         updated_at -> Text,
+        project -> Text,
     }
 }
 
@@ -77,6 +80,7 @@ diesel::table! {
         authentication -> Nullable<Text>,
         dedup_key -> Text,
         created_at -> Text,
+        project -> Text,
     }
 }
 
@@ -95,6 +99,7 @@ diesel::table! {
         created_at -> Text,
         updated_at -> Text,
         row_version -> BigInt,
+        project -> Text,
     }
 }
 
@@ -115,6 +120,7 @@ diesel::table! {
         attempt -> Integer,
         created_at -> Text,
         updated_at -> Text,
+        project -> Text,
     }
 }
 
@@ -136,6 +142,7 @@ diesel::table! {
         authentication -> Nullable<Text>,
         dedup_key -> Text,
         created_at -> Text,
+        project -> Text,
     }
 }
 

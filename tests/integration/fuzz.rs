@@ -526,7 +526,7 @@ fn any_accepted_filter_runs_as_sql_on_both_backends() {
             let (predicates, _) = filter.split_for_columns(columns::INSTANCES);
             for database in std::iter::once(&sqlite).chain(pg.as_ref()) {
                 let mut conn = database.conn().unwrap();
-                let spec = ListSpec { predicates: predicates.clone(), after_id: None, limit: 10 };
+                let spec = ListSpec { predicates: predicates.clone(), after_id: None, limit: 10, project: None };
                 let listed = lcm::list_instances_raw(&mut conn, database.backend(), LcmMajor::V2, &spec);
                 prop_assert!(listed.is_ok(), "{:?} refused {}: {:?}", database.backend(), text, listed.err());
             }

@@ -31,6 +31,7 @@ pub fn install_sample_package(app: &TestApp) -> String {
         created_at: now.clone(),
         updated_at: now,
         row_version: 0,
+        project: String::new(),
     };
     let database = app.database();
     let mut conn = database.conn().unwrap();

@@ -15,6 +15,7 @@ mod scale_out;
 mod secrets_at_rest;
 mod sol013_layer;
 mod telemetry;
+mod tenancy;
 mod tls;
 mod vnflcm_v1;
 mod vnflcm_v2;

@@ -30,11 +30,11 @@ enum Answer {
 }
 
 #[derive(Debug, Clone)]
-struct Received {
+pub(crate) struct Received {
     method: String,
     path: String,
     headers: BTreeMap<String, String>,
-    body: Value,
+    pub(crate) body: Value,
     status: u16,
     at: Instant,
 }
@@ -45,7 +45,7 @@ impl Received {
     }
 }
 
-struct ReceiverState {
+pub(crate) struct ReceiverState {
     log: Vec<Received>,
     get_status: u16,
     get_delay: Duration,
@@ -60,7 +60,7 @@ struct ReceiverState {
 
 type Shared = Arc<Mutex<ReceiverState>>;
 
-struct Receiver {
+pub(crate) struct Receiver {
     port: u16,
     state: Shared,
     handle: Mutex<Option<actix_web::dev::ServerHandle>>,
@@ -123,7 +123,7 @@ async fn receive(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<Rece
 }
 
 impl Receiver {
-    async fn start() -> Receiver {
+    pub(crate) async fn start() -> Receiver {
         let state = Arc::new(Mutex::new(ReceiverState {
             log: Vec::new(),
             get_status: 204,
@@ -167,7 +167,7 @@ impl Receiver {
         self.serve(self.port);
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
@@ -175,12 +175,12 @@ impl Receiver {
         self.state.lock().unwrap().answers.insert(path.to_owned(), answer);
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, ReceiverState> {
+    pub(crate) fn state(&self) -> std::sync::MutexGuard<'_, ReceiverState> {
         self.state.lock().unwrap()
     }
 
     /// Notifications POSTed to `path` (every attempt, answered or not), in arrival order.
-    fn posts(&self, path: &str) -> Vec<Received> {
+    pub(crate) fn posts(&self, path: &str) -> Vec<Received> {
         self.state().log.iter().filter(|r| r.method == "POST" && r.path == path).cloned().collect()
     }
 
@@ -189,12 +189,12 @@ impl Receiver {
     }
 
     /// Notifications accepted (204) on `path`.
-    fn delivered(&self, path: &str) -> Vec<Received> {
+    pub(crate) fn delivered(&self, path: &str) -> Vec<Received> {
         self.posts(path).into_iter().filter(|r| r.status == 204).collect()
     }
 
     /// Waits until `path` has accepted `count` notifications; returns them.
-    async fn wait_delivered(&self, path: &str, count: usize, within: Duration) -> Vec<Received> {
+    pub(crate) async fn wait_delivered(&self, path: &str, count: usize, within: Duration) -> Vec<Received> {
         let deadline = Instant::now() + within;
         loop {
             let delivered = self.delivered(path);
@@ -216,7 +216,7 @@ impl Receiver {
 // Helpers.
 
 /// Settings for quick tests: retries soon after a failure.
-fn quick(settings: &mut Settings) {
+pub(crate) fn quick(settings: &mut Settings) {
     settings.notifications.initial_backoff_ms = 100;
     settings.notifications.max_backoff_secs = 1;
     settings.notifications.poll_interval_ms = 50;

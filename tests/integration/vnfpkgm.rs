@@ -795,6 +795,7 @@ async fn interrupted_onboarding_is_resumed_or_failed_on_restart() {
             created_at: now.clone(),
             updated_at: now,
             row_version: 0,
+            project: String::new(),
         };
         vnf_packages::insert(&mut database.conn().unwrap(), &record).unwrap();
         id

@@ -221,6 +221,8 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
                 params: &params,
                 shapes: shapes::for_major(major),
                 vim_types: &vim_types,
+                // Checked when the request was accepted.
+                scope: None,
             };
             Ok(operation.plan(conn, &request))
         })

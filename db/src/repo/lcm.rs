@@ -43,6 +43,8 @@ pub struct InstanceRecord {
     pub created_at: String,
     pub updated_at: String,
     pub row_version: i64,
+    /// The project that owns it (empty: created without authentication).
+    pub project: String,
 }
 
 impl InstanceRecord {
@@ -65,6 +67,8 @@ pub struct OpOccRecord {
     pub attempt: i32,
     pub created_at: String,
     pub updated_at: String,
+    /// The project of its VNF instance.
+    pub project: String,
 }
 
 impl OpOccRecord {
@@ -101,6 +105,9 @@ pub struct SubscriptionRecord {
     pub authentication: Option<Value>,
     pub dedup_key: String,
     pub created_at: String,
+    /// The project whose notifications it receives; empty: every project's (made by an
+    /// administrator, or without authentication).
+    pub project: String,
 }
 
 /// Operation states in which an operation holds its instance (SOL003: another LCM

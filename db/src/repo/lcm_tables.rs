@@ -18,11 +18,19 @@ fn optional_text(value: &Value, key: &str) -> Option<String> {
     value[key].as_str().map(str::to_owned)
 }
 
-type InstanceRow = (String, String, String, String, String, i64);
+type InstanceRow = (String, String, String, String, String, i64, String);
 
 fn instance_from_row(row: InstanceRow) -> DbResult<InstanceRecord> {
-    let (id, vnf_pkg_id, body, created_at, updated_at, row_version) = row;
-    Ok(InstanceRecord { id, vnf_pkg_id, body: serde_json::from_str(&body)?, created_at, updated_at, row_version })
+    let (id, vnf_pkg_id, body, created_at, updated_at, row_version, project) = row;
+    Ok(InstanceRecord {
+        id,
+        vnf_pkg_id,
+        body: serde_json::from_str(&body)?,
+        created_at,
+        updated_at,
+        row_version,
+        project,
+    })
 }
 
 macro_rules! instance_columns {
@@ -34,6 +42,7 @@ macro_rules! instance_columns {
             instances::created_at,
             instances::updated_at,
             instances::row_version,
+            instances::project,
         )
     };
 }
@@ -55,6 +64,7 @@ pub fn insert_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbR
             instances::created_at.eq(&record.created_at),
             instances::updated_at.eq(&record.updated_at),
             instances::row_version.eq(record.row_version),
+            instances::project.eq(&record.project),
         ))
         .execute(conn)?;
     Ok(())
@@ -109,6 +119,9 @@ pub fn list_instances_raw(conn: &mut AnyConnection, backend: Backend, spec: &Lis
     for condition in &spec.predicates {
         query = query.filter(predicate::<instances::table>(backend, condition));
     }
+    if let Some(project) = &spec.project {
+        query = query.filter(instances::project.eq(project.clone()));
+    }
     if let Some(after) = &spec.after_id {
         query = query.filter(instances::id.gt(after.clone()));
     }
@@ -134,10 +147,10 @@ pub fn all_instances(conn: &mut AnyConnection) -> DbResult<Vec<InstanceRecord>> 
         .collect()
 }
 
-type OpRow = (String, String, Option<String>, Option<String>, Option<String>, i32, String, String);
+type OpRow = (String, String, Option<String>, Option<String>, Option<String>, i32, String, String, String);
 
 fn op_from_row(row: OpRow) -> DbResult<OpOccRecord> {
-    let (id, body, pending_action, owner, lease_expires_at, attempt, created_at, updated_at) = row;
+    let (id, body, pending_action, owner, lease_expires_at, attempt, created_at, updated_at, project) = row;
     Ok(OpOccRecord {
         id,
         body: serde_json::from_str(&body)?,
@@ -147,6 +160,7 @@ fn op_from_row(row: OpRow) -> DbResult<OpOccRecord> {
         attempt,
         created_at,
         updated_at,
+        project,
     })
 }
 
@@ -161,6 +175,7 @@ macro_rules! op_columns {
             op_occs::attempt,
             op_occs::created_at,
             op_occs::updated_at,
+            op_occs::project,
         )
     };
 }
@@ -184,6 +199,7 @@ pub fn insert_op(conn: &mut AnyConnection, record: &OpOccRecord) -> DbResult<()>
             op_occs::attempt.eq(record.attempt),
             op_occs::created_at.eq(&record.created_at),
             op_occs::updated_at.eq(&record.updated_at),
+            op_occs::project.eq(&record.project),
         ))
         .execute(conn)?;
     Ok(())
@@ -230,6 +246,9 @@ pub fn list_ops(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> 
     for condition in &spec.predicates {
         query = query.filter(predicate::<op_occs::table>(backend, condition));
     }
+    if let Some(project) = &spec.project {
+        query = query.filter(op_occs::project.eq(project.clone()));
+    }
     if let Some(after) = &spec.after_id {
         query = query.filter(op_occs::id.gt(after.clone()));
     }
@@ -241,6 +260,9 @@ pub fn list_ops_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec)
         op_occs::table.select((op_occs::id, op_occs::updated_at, op_occs::body)).order(op_occs::id.asc()).into_boxed();
     for condition in &spec.predicates {
         query = query.filter(predicate::<op_occs::table>(backend, condition));
+    }
+    if let Some(project) = &spec.project {
+        query = query.filter(op_occs::project.eq(project.clone()));
     }
     if let Some(after) = &spec.after_id {
         query = query.filter(op_occs::id.gt(after.clone()));
@@ -318,10 +340,10 @@ pub fn delete_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<()> {
     Ok(())
 }
 
-type SubscriptionRow = (String, String, String, String, Option<String>, String, String);
+type SubscriptionRow = (String, String, String, String, Option<String>, String, String, String);
 
 fn subscription_from_row(row: SubscriptionRow) -> DbResult<SubscriptionRecord> {
-    let (id, callback_uri, verbosity, body, authentication, dedup_key, created_at) = row;
+    let (id, callback_uri, verbosity, body, authentication, dedup_key, created_at, project) = row;
     Ok(SubscriptionRecord {
         id,
         callback_uri,
@@ -330,6 +352,7 @@ fn subscription_from_row(row: SubscriptionRow) -> DbResult<SubscriptionRecord> {
         authentication: authentication.map(|text| serde_json::from_str(&text)).transpose()?,
         dedup_key,
         created_at,
+        project,
     })
 }
 
@@ -343,6 +366,7 @@ macro_rules! subscription_columns {
             subscriptions::authentication,
             subscriptions::dedup_key,
             subscriptions::created_at,
+            subscriptions::project,
         )
     };
 }
@@ -357,6 +381,7 @@ pub fn insert_subscription(conn: &mut AnyConnection, record: &SubscriptionRecord
             subscriptions::authentication.eq(record.authentication.as_ref().map(Value::to_string)),
             subscriptions::dedup_key.eq(&record.dedup_key),
             subscriptions::created_at.eq(&record.created_at),
+            subscriptions::project.eq(&record.project),
         ))
         .execute(conn)?;
     Ok(())
@@ -406,6 +431,9 @@ pub fn list_subscriptions(
     let mut query = subscriptions::table.select(subscription_columns!()).order(subscriptions::id.asc()).into_boxed();
     for condition in &spec.predicates {
         query = query.filter(predicate::<subscriptions::table>(backend, condition));
+    }
+    if let Some(project) = &spec.project {
+        query = query.filter(subscriptions::project.eq(project.clone()));
     }
     if let Some(after) = &spec.after_id {
         query = query.filter(subscriptions::id.gt(after.clone()));

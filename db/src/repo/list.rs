@@ -22,6 +22,8 @@ pub struct ListSpec {
     pub after_id: Option<String>,
     /// At most this many rows (the caller over-fetches when it filters in memory).
     pub limit: i64,
+    /// Only rows of this project (a non-admin's list); `None`: every project's.
+    pub project: Option<String>,
 }
 
 fn compare<QS: 'static>(backend: Backend, column: &'static str, op: &str, value: &TypedValue) -> BoxedPredicate<QS> {

@@ -22,6 +22,8 @@ pub struct PackageRecord {
     pub created_at: String,
     pub updated_at: String,
     pub row_version: i64,
+    /// The project that owns it (empty: created without authentication).
+    pub project: String,
 }
 
 impl PackageRecord {
@@ -38,9 +40,11 @@ impl PackageRecord {
     }
 }
 
-type Row = (String, String, Option<String>, Option<String>, String, String, i64);
+type Row = (String, String, Option<String>, Option<String>, String, String, i64, String);
 
-fn from_row((id, body, vnfd, upload_source, created_at, updated_at, row_version): Row) -> DbResult<PackageRecord> {
+fn from_row(
+    (id, body, vnfd, upload_source, created_at, updated_at, row_version, project): Row,
+) -> DbResult<PackageRecord> {
     Ok(PackageRecord {
         id,
         body: serde_json::from_str(&body)?,
@@ -49,6 +53,7 @@ fn from_row((id, body, vnfd, upload_source, created_at, updated_at, row_version)
         created_at,
         updated_at,
         row_version,
+        project,
     })
 }
 
@@ -62,6 +67,7 @@ macro_rules! columns {
             vnf_packages::created_at,
             vnf_packages::updated_at,
             vnf_packages::row_version,
+            vnf_packages::project,
         )
     };
 }
@@ -89,6 +95,7 @@ pub fn insert(conn: &mut AnyConnection, record: &PackageRecord) -> DbResult<()> 
             vnf_packages::created_at.eq(&record.created_at),
             vnf_packages::updated_at.eq(&record.updated_at),
             vnf_packages::row_version.eq(record.row_version),
+            vnf_packages::project.eq(&record.project),
         ))
         .execute(conn)?;
     Ok(())
@@ -163,6 +170,9 @@ pub fn list(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbRe
     let mut query = vnf_packages::table.select(columns!()).order(vnf_packages::id.asc()).into_boxed();
     for condition in &spec.predicates {
         query = query.filter(predicate::<vnf_packages::table>(backend, condition));
+    }
+    if let Some(project) = &spec.project {
+        query = query.filter(vnf_packages::project.eq(project.clone()));
     }
     if let Some(after) = &spec.after_id {
         query = query.filter(vnf_packages::id.gt(after.clone()));
@@ -250,6 +260,7 @@ mod tests {
             created_at: now_text(),
             updated_at: now_text(),
             row_version: 0,
+            project: String::new(),
         }
     }
 

@@ -158,6 +158,14 @@ impl Authenticator {
             if client.roles.is_empty() {
                 return Err(format!("auth.clients: client `{}` has no roles", client.id));
             }
+            // Resources belong to projects; a non-admin without one would see only the
+            // project-less resources of mode "none" and of admins' subscriptions.
+            if client.project.is_empty() && !client.roles.contains(&Role::Admin) {
+                return Err(format!(
+                    "auth.clients: client `{}` needs a project (only an admin may have none)",
+                    client.id
+                ));
+            }
             if !secret::is_hash(&client.secret) {
                 tracing::warn!(client = %client.id, "auth.clients: the secret is plain text; store `solgate hash-secret`'s hash instead");
             }
@@ -307,7 +315,8 @@ mod tests {
 
     #[test]
     fn roles_include_the_ones_below() {
-        let member = Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new(), scopes: None };
+        let member =
+            Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new(), scopes: None };
         assert!(member.has(Role::Reader) && member.has(Role::Member) && !member.has(Role::Admin));
     }
 

@@ -69,10 +69,13 @@ where
     let wanted = if paged { page_size + 1 } else { usize::MAX };
     let backend = state.db.backend();
     let after = query.marker.as_ref().map(|marker| marker.last_id.clone());
+    // A non-admin's list holds its own project's rows only, so no filter can reveal others.
+    let project = super::Tenant::of(req).scope().map(str::to_owned);
     let (items, more) = state
         .db(move |conn| {
             let batch = if residual.is_some() { 500 } else { wanted.min(10_000) };
-            let mut spec = ListSpec { predicates, after_id: after, limit: i64::try_from(batch).unwrap_or(i64::MAX) };
+            let limit = i64::try_from(batch).unwrap_or(i64::MAX);
+            let mut spec = ListSpec { predicates, after_id: after, limit, project };
             let mut kept: Vec<R> = Vec::new();
             loop {
                 let rows = fetch(conn, backend, &spec).map_err(ApiError::internal)?;

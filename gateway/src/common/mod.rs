@@ -1,5 +1,8 @@
-//! Helpers every API's controllers use: list execution and credential scrubbing.
+//! Helpers every API's controllers use: list execution, credential scrubbing, the tenant.
 
 pub mod cache;
 pub mod list;
 pub mod scrub;
+pub mod tenant;
+
+pub use tenant::Tenant;

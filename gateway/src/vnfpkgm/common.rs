@@ -8,6 +8,7 @@ use solgate_core::without_private;
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 use solgate_sol013::SelectorSpec;
 
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -21,15 +22,24 @@ pub fn state_is_not(id: &str, state: &str) -> ApiError {
     ApiError::conflict(format!("VNF Package {id} onboarding state is not {state}"))
 }
 
-/// The package, or 404.
-pub async fn load(state: &AppState, id: &str) -> ApiResult<PackageRecord> {
+/// The package, or 404 (also for another project's).
+pub async fn load(state: &AppState, tenant: &Tenant, id: &str) -> ApiResult<PackageRecord> {
     let lookup = id.to_owned();
-    state.db(move |conn| Ok(vnf_packages::find(conn, &lookup)?)).await?.ok_or_else(|| not_found(id))
+    state
+        .db(move |conn| Ok(vnf_packages::find(conn, &lookup)?))
+        .await?
+        .filter(|record| tenant.sees(&record.project))
+        .ok_or_else(|| not_found(id))
+}
+
+/// The package in a transaction, or 404 (also for another project's).
+pub fn find(conn: &mut solgate_db::AnyConnection, tenant: &Tenant, id: &str) -> ApiResult<PackageRecord> {
+    vnf_packages::find(conn, id)?.filter(|record| tenant.sees(&record.project)).ok_or_else(|| not_found(id))
 }
 
 /// The package if it is ONBOARDED (content, VNFD and artifacts exist only then), else 409.
-pub async fn load_onboarded(state: &AppState, id: &str) -> ApiResult<PackageRecord> {
-    let record = load(state, id).await?;
+pub async fn load_onboarded(state: &AppState, tenant: &Tenant, id: &str) -> ApiResult<PackageRecord> {
+    let record = load(state, tenant, id).await?;
     if record.onboarding_state() != ONBOARDED {
         return Err(state_is_not(id, ONBOARDED));
     }

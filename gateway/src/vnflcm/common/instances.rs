@@ -10,7 +10,7 @@ use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
 
 use super::{major_of, present, validate};
-use crate::common::list;
+use crate::common::{Tenant, list};
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -25,17 +25,26 @@ fn in_progress(id: &str) -> ApiError {
 
 /// POST vnf_instances: 201 with the VnfInstance and `Location`. The vnfdId must name an
 /// onboarded, ENABLED package; provider, product and versions come from its VNFD.
-pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> ApiResult<HttpResponse> {
+pub async fn create(
+    state: &AppState,
+    negotiated: &Negotiated,
+    tenant: &Tenant,
+    body: Value,
+) -> ApiResult<HttpResponse> {
     validate(negotiated, "CreateVnfRequest", &body)?;
     let major = major_of(negotiated)?;
     let links = state.links.clone();
+    let tenant = tenant.clone();
     let record = state
         .db(move |conn| {
             write_transaction(conn, |conn| {
                 let vnfd_id = body["vnfdId"].as_str().unwrap_or_default().to_owned();
                 let loaded = vnfd::load_by_vnfd_id(conn, &vnfd_id)?;
-                let Some((package, contents)) = loaded.filter(|(package, _)| package.onboarding_state() == "ONBOARDED")
-                else {
+                // Another project's package is as unknown as one that does not exist.
+                let usable = |package: &vnf_packages::PackageRecord| {
+                    package.onboarding_state() == "ONBOARDED" && tenant.sees(&package.project)
+                };
+                let Some((package, contents)) = loaded.filter(|(package, _)| usable(package)) else {
                     return Err(ApiError::unprocessable(format!(
                         "VnfPackage of vnfdId {vnfd_id} is not found or not operational."
                     )));
@@ -73,10 +82,11 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
                     created_at: now.clone(),
                     updated_at: now,
                     row_version: 0,
+                    project: tenant.project().to_owned(),
                 };
                 lcm::insert_instance(conn, major, &record)?;
                 vnf_packages::refresh_usage_state(conn, &package.id)?;
-                notify::enqueue(conn, major, &links, Event::Created { instance: &record.body })?;
+                notify::enqueue(conn, major, &links, &record.project, Event::Created { instance: &record.body })?;
                 Ok(record)
             })
         })
@@ -127,11 +137,14 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
 }
 
 /// GET vnf_instances/{id}: the whole instance (selectors do not apply).
-pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let lookup = id.clone();
-    let record =
-        state.db(move |conn| Ok(lcm::find_instance(conn, major, &lookup)?)).await?.ok_or_else(|| not_found(&id))?;
+    let record = state
+        .db(move |conn| Ok(lcm::find_instance(conn, major, &lookup)?))
+        .await?
+        .filter(|record| tenant.sees(&record.project))
+        .ok_or_else(|| not_found(&id))?;
     let links = present::instance_links(&state.links, major.number(), &record.body);
     let body = present::render(negotiated, "VnfInstance", &record.body, links);
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
@@ -139,16 +152,19 @@ pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiR
 
 /// DELETE vnf_instances/{id}: only NOT_INSTANTIATED instances with no operation in
 /// flight or in FAILED_TEMP; 204.
-pub async fn delete(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+pub async fn delete(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let links = state.links.clone();
+    let tenant = tenant.clone();
     state
         .db(move |conn| {
             write_transaction(conn, |conn| {
                 if !lcm::lock_instance(conn, major, &id)? {
                     return Err(not_found(&id));
                 }
-                let record = lcm::find_instance(conn, major, &id)?.ok_or_else(|| not_found(&id))?;
+                let record = lcm::find_instance(conn, major, &id)?
+                    .filter(|record| tenant.sees(&record.project))
+                    .ok_or_else(|| not_found(&id))?;
                 if record.instantiation_state() == "INSTANTIATED" {
                     return Err(ApiError::conflict(format!("VnfInstance {id} is instantiated.")));
                 }
@@ -158,7 +174,7 @@ pub async fn delete(state: &AppState, negotiated: &Negotiated, id: String) -> Ap
                 lcm::delete_instance(conn, major, &id)?;
                 vnf_packages::refresh_usage_state(conn, &record.vnf_pkg_id)?;
                 let view = without_private(record.body);
-                notify::enqueue(conn, major, &links, Event::Deleted { instance: &view })?;
+                notify::enqueue(conn, major, &links, &record.project, Event::Deleted { instance: &view })?;
                 Ok(())
             })
         })

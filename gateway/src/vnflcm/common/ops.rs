@@ -11,6 +11,7 @@ use solgate_db::AnyConnection;
 use solgate_db::repo::lcm::{self, RawDocument};
 
 use super::{major_of, present};
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -24,29 +25,39 @@ pub fn not_found(id: &str) -> ApiError {
 async fn request(
     state: &AppState,
     negotiated: &Negotiated,
+    tenant: &Tenant,
     id: String,
     action: &'static str,
 ) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let op_id = id.clone();
-    let outbox_id =
-        state.db(move |conn| Ok(requests::request_action(conn, major, shapes::for_major(major), &id, action)?)).await?;
+    let scope = tenant.scope().map(str::to_owned);
+    let outbox_id = state
+        .db(move |conn| {
+            Ok(requests::request_action(conn, major, shapes::for_major(major), scope.as_deref(), &id, action)?)
+        })
+        .await?;
     state.dispatch(outbox_id, RpcMessage::lcm(op_id, major.number()));
     Ok(HttpResponse::Accepted().finish())
 }
 
-pub async fn retry(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
-    request(state, negotiated, id, ACTION_RETRY).await
+pub async fn retry(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
+    request(state, negotiated, tenant, id, ACTION_RETRY).await
 }
 
-pub async fn rollback(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
-    request(state, negotiated, id, ACTION_ROLLBACK).await
+pub async fn rollback(
+    state: &AppState,
+    negotiated: &Negotiated,
+    tenant: &Tenant,
+    id: String,
+) -> ApiResult<HttpResponse> {
+    request(state, negotiated, tenant, id, ACTION_ROLLBACK).await
 }
 
 /// Fail: FAILED_TEMP → FAILED at once (no conductor involved); 200 with the occurrence.
-pub async fn fail(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+pub async fn fail(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
-    let op = requests::fail(&state.machine, major, &id).await?;
+    let op = requests::fail(&state.machine, major, tenant.scope(), &id).await?;
     let links = present::op_occ_links(&state.links, major.number(), &op.body);
     let body = present::render(negotiated, "VnfLcmOpOcc", &op.body, links);
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
@@ -56,6 +67,7 @@ pub async fn fail(state: &AppState, negotiated: &Negotiated, id: String) -> ApiR
 pub async fn cancel(
     state: &AppState,
     negotiated: &Negotiated,
+    tenant: &Tenant,
     id: String,
     body: Option<Value>,
 ) -> ApiResult<HttpResponse> {
@@ -67,7 +79,7 @@ pub async fn cancel(
         }
         None => "GRACEFUL".to_owned(),
     };
-    requests::cancel(&state.machine, major, &id, &mode).await?;
+    requests::cancel(&state.machine, major, tenant.scope(), &id, &mode).await?;
     Ok(HttpResponse::Accepted().finish())
 }
 
@@ -107,10 +119,14 @@ pub async fn list(state: &AppState, req: &actix_web::HttpRequest, negotiated: &N
 }
 
 /// GET vnf_lcm_op_occs/{id}.
-pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let lookup = id.clone();
-    let op = state.db(move |conn| Ok(lcm::find_op(conn, major, &lookup)?)).await?.ok_or_else(|| not_found(&id))?;
+    let op = state
+        .db(move |conn| Ok(lcm::find_op(conn, major, &lookup)?))
+        .await?
+        .filter(|op| tenant.sees(&op.project))
+        .ok_or_else(|| not_found(&id))?;
     let links = present::op_occ_links(&state.links, major.number(), &op.body);
     let body = present::render(negotiated, "VnfLcmOpOcc", &op.body, links);
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))

@@ -20,7 +20,7 @@ use solgate_db::repo::notifications;
 use solgate_db::write_transaction;
 
 use super::{db_error, major_of, present, validate};
-use crate::common::list;
+use crate::common::{Tenant, list};
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -51,7 +51,12 @@ fn rendered(state: &AppState, negotiated: &Negotiated, major: LcmMajor, record: 
 
 /// POST subscriptions: 201 with the LccnSubscription and `Location`, or 303 to the
 /// existing duplicate.
-pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> ApiResult<HttpResponse> {
+pub async fn create(
+    state: &AppState,
+    negotiated: &Negotiated,
+    tenant: &Tenant,
+    body: Value,
+) -> ApiResult<HttpResponse> {
     validate(negotiated, "LccnSubscriptionRequest", &body)?;
     let major = major_of(negotiated)?;
     let callback_uri = body["callbackUri"].as_str().unwrap_or_default().to_owned();
@@ -60,7 +65,12 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
     let auth = state.callbacks.auth_of(authentication.as_ref()).map_err(ApiError::from)?;
     let verbosity = if has_verbosity(negotiated) { body["verbosity"].as_str().unwrap_or("FULL") } else { "FULL" };
     let filter = body.get("filter").filter(|value| !value.is_null()).cloned();
-    let dedup_key = notify::dedup_key(&callback_uri, filter.as_ref().unwrap_or(&Value::Null), verbosity);
+    let project = tenant.subscription_project().to_owned();
+    // Projects do not share subscriptions: the same request from another project is a new one.
+    let mut dedup_key = notify::dedup_key(&callback_uri, filter.as_ref().unwrap_or(&Value::Null), verbosity);
+    if !project.is_empty() {
+        dedup_key = format!("{project}|{dedup_key}");
+    }
 
     // A duplicate is answered before the callback is tested: it has passed the test.
     let key = dedup_key.clone();
@@ -97,6 +107,7 @@ pub async fn create(state: &AppState, negotiated: &Negotiated, body: Value) -> A
         authentication,
         dedup_key,
         created_at: now(),
+        project,
     };
     let stored = record.clone();
     let duplicate = state
@@ -146,24 +157,30 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
 }
 
 /// GET subscriptions/{id}.
-pub async fn show(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let lookup = id.clone();
-    let record =
-        state.db(move |conn| Ok(lcm::find_subscription(conn, major, &lookup)?)).await?.ok_or_else(|| not_found(&id))?;
+    let record = state
+        .db(move |conn| Ok(lcm::find_subscription(conn, major, &lookup)?))
+        .await?
+        .filter(|record| tenant.sees(&record.project))
+        .ok_or_else(|| not_found(&id))?;
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .body(rendered(state, negotiated, major, &record).to_string()))
 }
 
 /// DELETE subscriptions/{id}: 204; its undelivered notifications go with it.
-pub async fn delete(state: &AppState, negotiated: &Negotiated, id: String) -> ApiResult<HttpResponse> {
+pub async fn delete(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let target = id.clone();
+    let tenant = tenant.clone();
     let dropped = state
         .db(move |conn| {
             write_transaction(conn, |conn| {
-                if !lcm::delete_subscription(conn, major, &target)? {
+                let visible =
+                    lcm::find_subscription(conn, major, &target)?.is_some_and(|record| tenant.sees(&record.project));
+                if !visible || !lcm::delete_subscription(conn, major, &target)? {
                     return Err(not_found(&target));
                 }
                 Ok(notifications::drop_for_subscription(conn, &target)?)

@@ -11,6 +11,7 @@ use solgate_core::shapes;
 use solgate_core::work::RpcMessage;
 
 use super::{major_of, validate};
+use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -19,6 +20,7 @@ use crate::state::AppState;
 pub async fn accept(
     state: &AppState,
     negotiated: &Negotiated,
+    tenant: &Tenant,
     instance_id: String,
     operation: LcmOperation,
     body: Value,
@@ -32,6 +34,7 @@ pub async fn accept(
     state.secrets.seal(&mut body);
     let links = state.links.clone();
     let vim_types = state.vim_types.clone();
+    let scope = tenant.scope().map(str::to_owned);
     let accepted = state
         .db(move |conn| {
             let request = TaskRequest {
@@ -42,6 +45,7 @@ pub async fn accept(
                 shapes: shapes::for_major(major),
                 vim_types: &vim_types,
                 links: &links,
+                scope: scope.as_deref(),
             };
             Ok(requests::accept(conn, &request)?)
         })

@@ -5,6 +5,7 @@ use solgate_core::now;
 use solgate_core::packages::CREATED;
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 
+use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::{Negotiated, OptionalJsonBody};
 use crate::state::AppState;
@@ -15,6 +16,7 @@ use crate::vnfpkgm::common;
 pub async fn create(
     state: web::Data<AppState>,
     negotiated: Negotiated,
+    tenant: Tenant,
     body: OptionalJsonBody,
 ) -> ApiResult<HttpResponse> {
     let body = body.0.unwrap_or_else(|| json!({}));
@@ -37,6 +39,7 @@ pub async fn create(
         created_at: created_at.clone(),
         updated_at: created_at,
         row_version: 0,
+        project: tenant.project().to_owned(),
     };
     let stored = record.clone();
     state.db(move |conn| Ok(vnf_packages::insert(conn, &stored)?)).await?;

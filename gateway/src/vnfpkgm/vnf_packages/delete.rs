@@ -4,20 +4,21 @@ use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::{outbox, vnf_packages};
 use solgate_db::write_transaction;
 
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::vnfpkgm::common;
 
 /// DELETE /vnfpkgm/v1/vnf_packages/{id}: 204; 409 while ENABLED or IN_USE (Tacker's rule) and,
 /// unlike Tacker, while onboarding runs. The row goes first, the files after the commit.
-pub async fn delete(state: web::Data<AppState>, id: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<String>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let lookup = id.clone();
     state
         .db(move |conn| {
             write_transaction(conn, |conn| {
                 let id = lookup;
-                let record = vnf_packages::find(conn, &id)?.ok_or_else(|| common::not_found(&id))?;
+                let record = common::find(conn, &tenant, &id)?;
                 let onboarding = record.onboarding_state();
                 if onboarding == UPLOADING || onboarding == PROCESSING {
                     return Err(ApiError::conflict(format!(

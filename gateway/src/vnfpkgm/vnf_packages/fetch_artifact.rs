@@ -2,6 +2,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::Value;
 use solgate_core::packages::is_served_artifact;
 
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::vnfpkgm::common;
@@ -22,7 +23,7 @@ pub async fn fetch_artifact(
             "Invalid artifact path '{artifact_path}': use the artifact's path inside the VNF package."
         )));
     }
-    let record = common::load_onboarded(&state, &id).await?;
+    let record = common::load_onboarded(&state, &Tenant::of(&req), &id).await?;
     // Only declared artifacts are served, so no other file of the store is reachable.
     if !is_served_artifact(record.vnfd.as_ref().unwrap_or(&Value::Null), &artifact_path) {
         return Err(ApiError::not_found(format!(

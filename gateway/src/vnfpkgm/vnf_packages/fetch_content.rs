@@ -1,5 +1,6 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 
+use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::vnfpkgm::common;
@@ -12,7 +13,7 @@ pub async fn fetch_content(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    common::load_onboarded(&state, &id).await?;
+    common::load_onboarded(&state, &Tenant::of(&req), &id).await?;
     let path = common::files(&state, &id).package_zip();
     download::file(&req, &path, "application/zip", Ranges::Supported).await
 }

@@ -1,6 +1,7 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::accept::negotiate;
 use crate::state::AppState;
@@ -19,7 +20,7 @@ pub async fn fetch_vnfd(
     req: HttpRequest,
     id: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    let record = common::load_onboarded(&state, &id).await?;
+    let record = common::load_onboarded(&state, &Tenant::of(&req), &id).await?;
     let files = common::files(&state, &id);
     let accept = req.headers().get(header::ACCEPT).and_then(|value| value.to_str().ok());
     let single_file = record.vnfd.as_ref().is_some_and(|contents| contents["multi_file_vnfd"] == false);

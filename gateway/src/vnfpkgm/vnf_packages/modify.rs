@@ -5,6 +5,7 @@ use solgate_core::packages::ONBOARDED;
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
 
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::{JsonBody, Negotiated};
 use crate::state::AppState;
@@ -17,6 +18,7 @@ use crate::vnfpkgm::common;
 pub async fn modify(
     state: web::Data<AppState>,
     negotiated: Negotiated,
+    tenant: Tenant,
     id: web::Path<String>,
     body: JsonBody,
 ) -> ApiResult<HttpResponse> {
@@ -26,7 +28,7 @@ pub async fn modify(
     let modifications = state
         .db(move |conn| {
             write_transaction(conn, |conn| {
-                let mut record = vnf_packages::find(conn, &id)?.ok_or_else(|| common::not_found(&id))?;
+                let mut record = common::find(conn, &tenant, &id)?;
                 let mut changed = Map::new();
                 if let Some(wanted) = request.get("operationalState").and_then(Value::as_str) {
                     if record.onboarding_state() != ONBOARDED {

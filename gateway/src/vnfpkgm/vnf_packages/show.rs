@@ -1,5 +1,6 @@
 use actix_web::{HttpResponse, web};
 
+use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -9,9 +10,10 @@ use crate::vnfpkgm::common;
 pub async fn show(
     state: web::Data<AppState>,
     negotiated: Negotiated,
+    tenant: Tenant,
     id: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    let record = common::load(&state, &id).await?;
+    let record = common::load(&state, &tenant, &id).await?;
     let body = common::render(&state, &negotiated, &record);
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
 }

@@ -11,6 +11,7 @@ use solgate_db::repo::{outbox, vnf_packages};
 use solgate_db::{AnyConnection, write_transaction};
 use tokio::io::AsyncWriteExt;
 
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult, ErrorKind};
 use crate::state::AppState;
 use crate::vnfpkgm::common;
@@ -23,12 +24,13 @@ use crate::vnfpkgm::common;
 pub async fn upload_content(
     state: web::Data<AppState>,
     req: HttpRequest,
+    tenant: Tenant,
     id: web::Path<String>,
     mut payload: web::Payload,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     // The state is checked before the Content-Type, as Tacker does.
-    let record = common::load(&state, &id).await?;
+    let record = common::load(&state, &tenant, &id).await?;
     if record.onboarding_state() != CREATED {
         return Err(common::state_is_not(&id, CREATED));
     }
@@ -74,7 +76,7 @@ pub async fn upload_content(
     let source = UploadSource::content(name).to_value();
     let outbox_id = state
         .db(move |conn| {
-            let accepted = accept_upload(conn, &lookup, source);
+            let accepted = accept_upload(conn, &tenant, &lookup, source);
             // Here rather than in a guard of the request: this runs to its end even when the
             // client goes away, so a committed upload never loses its file.
             if accepted.is_err() {
@@ -91,9 +93,9 @@ pub async fn upload_content(
 /// one transaction; returns the outbox row. A package no longer CREATED (another upload won
 /// the race) → 409. A previous failure's details go: SOL005 v2.7.1 shows them only while
 /// the package is CREATED after a failure.
-pub(super) fn accept_upload(conn: &mut AnyConnection, id: &str, source: Value) -> ApiResult<i64> {
+pub(super) fn accept_upload(conn: &mut AnyConnection, tenant: &Tenant, id: &str, source: Value) -> ApiResult<i64> {
     write_transaction(conn, |conn| {
-        let mut record = vnf_packages::find(conn, id)?.ok_or_else(|| common::not_found(id))?;
+        let mut record = common::find(conn, tenant, id)?;
         if record.onboarding_state() != CREATED {
             return Err(common::state_is_not(id, CREATED));
         }

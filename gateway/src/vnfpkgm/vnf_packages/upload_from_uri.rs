@@ -4,6 +4,7 @@ use solgate_core::packages::UploadSource;
 use solgate_core::work::RpcMessage;
 
 use super::upload_content::accept_upload;
+use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::{JsonBody, Negotiated};
 use crate::state::AppState;
@@ -15,6 +16,7 @@ use crate::vnfpkgm::common;
 pub async fn upload_from_uri(
     state: web::Data<AppState>,
     negotiated: Negotiated,
+    tenant: Tenant,
     id: web::Path<String>,
     body: JsonBody,
 ) -> ApiResult<HttpResponse> {
@@ -32,7 +34,7 @@ pub async fn upload_from_uri(
     state.secrets.seal(&mut source);
     let id = id.into_inner();
     let lookup = id.clone();
-    let outbox_id = state.db(move |conn| accept_upload(conn, &lookup, source)).await?;
+    let outbox_id = state.db(move |conn| accept_upload(conn, &tenant, &lookup, source)).await?;
     state.dispatch(outbox_id, RpcMessage::package(id));
     Ok(HttpResponse::Accepted().finish())
 }

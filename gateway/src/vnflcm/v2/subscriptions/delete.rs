@@ -1,5 +1,6 @@
 use actix_web::{HttpResponse, web};
 
+use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::Negotiated;
 use crate::state::AppState;
@@ -9,7 +10,8 @@ use crate::vnflcm::common::subscriptions;
 pub async fn delete(
     state: web::Data<AppState>,
     negotiated: Negotiated,
+    tenant: Tenant,
     id: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
-    subscriptions::delete(&state, &negotiated, id.into_inner()).await
+    subscriptions::delete(&state, &negotiated, &tenant, id.into_inner()).await
 }

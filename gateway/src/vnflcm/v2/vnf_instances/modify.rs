@@ -1,6 +1,7 @@
 use actix_web::{HttpResponse, web};
 use solgate_core::operation::LcmOperation;
 
+use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::{JsonBody, Negotiated};
 use crate::state::AppState;
@@ -11,8 +12,9 @@ use crate::vnflcm::common::tasks;
 pub async fn modify(
     state: web::Data<AppState>,
     negotiated: Negotiated,
+    tenant: Tenant,
     id: web::Path<String>,
     body: JsonBody,
 ) -> ApiResult<HttpResponse> {
-    tasks::accept(&state, &negotiated, id.into_inner(), LcmOperation::ModifyInfo, body.0).await
+    tasks::accept(&state, &negotiated, &tenant, id.into_inner(), LcmOperation::ModifyInfo, body.0).await
 }

@@ -5,6 +5,7 @@
 use actix_web::web;
 use solgate_core::operation::LcmOperation;
 
+use crate::common::Tenant;
 use crate::route::resource;
 use crate::sol013::{JsonBody, Negotiated};
 use crate::state::AppState;
@@ -16,9 +17,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, base: &str, major: u64) {
         let Some(path) = operation.task_path() else { continue };
         let handler = move |state: web::Data<AppState>,
                             negotiated: Negotiated,
+                            tenant: Tenant,
                             id: web::Path<String>,
                             body: JsonBody| async move {
-            tasks::accept(&state, &negotiated, id.into_inner(), operation, body.0).await
+            tasks::accept(&state, &negotiated, &tenant, id.into_inner(), operation, body.0).await
         };
         cfg.service(resource(&format!("{base}/vnf_instances/{{id}}/{path}")).post(handler).finish());
     }

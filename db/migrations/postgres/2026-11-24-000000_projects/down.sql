@@ -1,0 +1,14 @@
+DROP INDEX vnf_packages_project;
+DROP INDEX vnf_instances_v1_project;
+DROP INDEX vnf_instances_v2_project;
+DROP INDEX vnf_lcm_op_occs_v1_project;
+DROP INDEX vnf_lcm_op_occs_v2_project;
+DROP INDEX lccn_subscriptions_v1_project;
+DROP INDEX lccn_subscriptions_v2_project;
+ALTER TABLE vnf_packages DROP COLUMN project;
+ALTER TABLE vnf_instances_v1 DROP COLUMN project;
+ALTER TABLE vnf_instances_v2 DROP COLUMN project;
+ALTER TABLE vnf_lcm_op_occs_v1 DROP COLUMN project;
+ALTER TABLE vnf_lcm_op_occs_v2 DROP COLUMN project;
+ALTER TABLE lccn_subscriptions_v1 DROP COLUMN project;
+ALTER TABLE lccn_subscriptions_v2 DROP COLUMN project;
