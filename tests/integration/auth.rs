@@ -197,12 +197,68 @@ async fn client_credentials_get_a_token_that_creates_and_instantiates() {
     // The form-field client authentication works too.
     let reply = token_request(
         &authed,
-        &format!("grant_type=client_credentials&client_id=nfvo-member&client_secret={MEMBER_SECRET}&scope=vnflcm"),
+        &format!(
+            "grant_type=client_credentials&client_id=nfvo-member&client_secret={MEMBER_SECRET}&scope=vnflcm:v2:all"
+        ),
         None,
     )
     .await;
     assert_eq!(reply.status, 200, "{}", reply.text);
-    assert_eq!(reply.json()["scope"], "vnflcm");
+    assert_eq!(reply.json()["scope"], "vnflcm:v2:all");
+}
+
+/// SOL013 clause 8 scopes narrow what a token may do below its client's roles.
+#[tokio::test]
+async fn a_scoped_token_does_only_what_its_scope_covers() {
+    let app = oauth2_app().await;
+    let scoped = |scope: &'static str| {
+        let app = &app;
+        async move {
+            let reply = token_request(
+                app,
+                &format!("grant_type=client_credentials&scope={scope}"),
+                Some(("nfvo-member", MEMBER_SECRET)),
+            )
+            .await;
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            assert_eq!(reply.json()["scope"], scope.replace('+', " "));
+            reply.json()["access_token"].as_str().unwrap().to_owned()
+        }
+    };
+    let readonly = scoped("vnflcm:v2:readonly").await;
+    let v2 = "/vnflcm/v2/vnf_instances";
+    assert_eq!(send(request(&app, Method::GET, v2, "2.0.0", Some(&readonly))).await.status, 200);
+    let refused = send(request(&app, Method::POST, v2, "2.0.0", Some(&readonly)).json(&json!({}))).await;
+    assert!(refused.problem(403).contains("scope does not cover os_nfv_orchestration_api_v2:vnf_instances:create"));
+    let other_api = send(request(&app, Method::GET, "/vnfpkgm/v1/vnf_packages", "", Some(&readonly))).await;
+    other_api.problem(403);
+
+    // One operation, plus the reads of another API.
+    let narrow = scoped("vnflcm:v2:create+vnfpkgm:v1:readonly").await;
+    let created = send(request(&app, Method::POST, v2, "2.0.0", Some(&narrow)).json(&json!({"vnfdId": "none"}))).await;
+    assert_eq!(created.status, 422, "create is in scope (the vnfdId is unknown): {}", created.text);
+    assert_eq!(send(request(&app, Method::GET, "/vnfpkgm/v1/vnf_packages", "", Some(&narrow))).await.status, 200);
+    send(request(&app, Method::GET, v2, "2.0.0", Some(&narrow))).await.problem(403);
+
+    // A scope cannot raise the roles: a reader asking for everything still only reads.
+    let reply = token_request(
+        &app,
+        "grant_type=client_credentials&scope=vnflcm:v2:all",
+        Some(("nfvo-reader", "reader-secret")),
+    )
+    .await;
+    let reader = reply.json()["access_token"].as_str().unwrap().to_owned();
+    let refused = send(request(&app, Method::POST, v2, "2.0.0", Some(&reader)).json(&json!({}))).await;
+    assert!(refused.problem(403).contains("needs the role member"));
+
+    let unknown = token_request(
+        &app,
+        "grant_type=client_credentials&scope=vnflcm:v2:all+admin",
+        Some(("nfvo-member", MEMBER_SECRET)),
+    )
+    .await;
+    assert_eq!(unknown.status, 400, "{}", unknown.text);
+    assert_eq!(unknown.json()["error"], "invalid_scope");
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
 use serde_json::json;
 
+use super::policy;
 use crate::state::AppState;
 
 pub const PATH: &str = "/oauth2/token";
@@ -103,6 +104,14 @@ pub async fn token(state: web::Data<AppState>, request: HttpRequest, body: web::
         }
         _ => return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "Client authentication failed."),
     };
+    // RFC 6749 clause 3.3: only scopes solgate knows may be granted.
+    if scope.as_deref().is_some_and(|scope| !scope.split(' ').all(policy::is_known_scope)) {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+            "A requested scope is not one of solgate's: {apiName}:v{major}:{all|readonly|operation}.",
+        );
+    }
     // PBKDF2 takes a while on purpose: off the async threads.
     let client = client_id.clone();
     let issued = tokio::task::spawn_blocking(move || {

@@ -244,14 +244,22 @@ impl Authenticator {
         self.authorize(req, principal).map(Some)
     }
 
-    /// The principal again if the request's rule allows its roles, else 403.
+    /// The principal again if the request's rule allows its roles, and its token's scopes
+    /// (when it has any) cover the request; else 403.
     fn authorize(&self, req: &ServiceRequest, principal: Principal) -> Result<Principal, ApiError> {
-        if let Some(rule) = self.policy.rule(req.method(), req.path())
-            && !principal.has(rule.role)
-        {
+        let Some(rule) = self.policy.rule(req.method(), req.path()) else { return Ok(principal) };
+        if !principal.has(rule.role) {
             return Err(ApiError::new(
                 ErrorKind::Forbidden,
                 format!("Policy doesn't allow {} to be performed (it needs the role {}).", rule.name, rule.role),
+            ));
+        }
+        if let Some(scopes) = &principal.scopes
+            && !policy::scopes_allow(scopes, req.method(), req.path())
+        {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                format!("The access token's scope does not cover {} (scopes: {}).", rule.name, scopes.join(" ")),
             ));
         }
         Ok(principal)

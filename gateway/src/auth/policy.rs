@@ -2,6 +2,12 @@
 //! (`os_nfv_orchestration_api_v2:vnf_instances:create`, `os_nfv_orchestration_api:vnf_packages:show`),
 //! and each rule needs a least role: `reader` for reads, `member` for changes by default.
 //! An optional policy file (TOML, `"rule name" = "admin"`) changes a rule's role.
+//!
+//! A token that carries OAuth 2.0 scopes (SOL013 clause 8) is further limited to what
+//! its scopes cover, named `{apiName}:v{apiMajorVersion}:{permission}`:
+//! `vnflcm:v2:all` (every operation of the API), `vnflcm:v2:readonly` (its reads), or one
+//! operation by the last part of its rule name (`vnflcm:v2:instantiate`,
+//! `vnfpkgm:v1:package_content`, `vnflcm:v1:index`). Scopes of other services are ignored.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -41,19 +47,64 @@ impl Policy {
     }
 }
 
-/// Tacker's policy name of a request.
-fn rule_name(method: &Method, path: &str) -> Option<String> {
+/// The APIs scopes are named after.
+const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm"];
+
+/// Whether `scope` is one of solgate's (`{api}:v{N}:{permission}`), which the token
+/// endpoint may grant.
+pub fn is_known_scope(scope: &str) -> bool {
+    let mut parts = scope.split(':');
+    let (Some(api), Some(major), Some(permission), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    SCOPED_APIS.contains(&api)
+        && major.strip_prefix('v').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        && !permission.is_empty()
+        && permission.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+}
+
+/// Whether a token's scopes cover `method path`. api_versions of an API is covered by any
+/// scope of that API; paths outside the APIs by every token.
+pub fn scopes_allow(scopes: &[String], method: &Method, path: &str) -> bool {
+    let Some(target) = target(method, path) else { return true };
+    let read = matches!(*method, Method::GET | Method::HEAD);
+    scopes.iter().any(|scope| {
+        let mut parts = scope.splitn(3, ':');
+        let (Some(api), Some(major), Some(permission)) = (parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        if api != target.api {
+            return false;
+        }
+        match target.major {
+            None => true,
+            Some(wanted) => {
+                major.strip_prefix('v') == Some(wanted)
+                    && (permission == "all" || (permission == "readonly" && read) || permission == target.action)
+            }
+        }
+    })
+}
+
+/// What a request asks of which API: `major` is `None` for api_versions.
+struct Target<'a> {
+    api: &'a str,
+    major: Option<&'a str>,
+    resource: &'a str,
+    action: String,
+}
+
+fn target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (api, rest) = segments.split_first()?;
+    if !SCOPED_APIS.contains(api) {
+        return None;
+    }
     // /{api}/api_versions or /{api}/v{N}/...
     let (major, rest) = match rest.split_first() {
         Some((&"api_versions", _)) => (None, rest),
         Some((version, rest)) if version.starts_with('v') => (version.strip_prefix('v'), rest),
-        _ => return None,
-    };
-    let prefix = match (*api, major) {
-        ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
-        ("vnflcm" | "vnfpkgm", _) => "os_nfv_orchestration_api",
         _ => return None,
     };
     let (resource, rest) = rest.split_first()?;
@@ -68,7 +119,17 @@ fn rule_name(method: &Method, path: &str) -> Option<String> {
         // A task or a sub-resource: its own name (instantiate, retry, package_content, vnfd, ...).
         (_, _, _) => rest[1..].iter().copied().filter(|part| !part.is_empty()).take(1).collect(),
     };
-    Some(format!("{prefix}:{resource}:{action}"))
+    Some(Target { api, major, resource, action })
+}
+
+/// Tacker's policy name of a request.
+fn rule_name(method: &Method, path: &str) -> Option<String> {
+    let target = target(method, path)?;
+    let prefix = match (target.api, target.major) {
+        ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
+        _ => "os_nfv_orchestration_api",
+    };
+    Some(format!("{prefix}:{}:{}", target.resource, target.action))
 }
 
 #[cfg(test)]
@@ -110,6 +171,32 @@ mod tests {
         assert_eq!(rule(Method::GET, "/vnflcm/api_versions").unwrap().1, Role::Reader);
         assert_eq!(rule(Method::GET, "/healthz"), None);
         assert_eq!(rule(Method::POST, "/oauth2/token"), None);
+    }
+
+    #[test]
+    fn scopes_cover_an_api_its_reads_or_one_operation() {
+        let allows = |scopes: &[&str], method: Method, path: &str| {
+            let scopes: Vec<String> = scopes.iter().map(|scope| (*scope).to_owned()).collect();
+            scopes_allow(&scopes, &method, path)
+        };
+        let instantiate = "/vnflcm/v2/vnf_instances/i/instantiate";
+        assert!(allows(&["vnflcm:v2:all"], Method::POST, instantiate));
+        assert!(!allows(&["vnflcm:v1:all"], Method::POST, instantiate), "another major");
+        assert!(!allows(&["vnfpkgm:v1:all"], Method::POST, instantiate), "another API");
+        assert!(allows(&["vnflcm:v2:readonly"], Method::GET, "/vnflcm/v2/vnf_instances"));
+        assert!(!allows(&["vnflcm:v2:readonly"], Method::POST, "/vnflcm/v2/vnf_instances"));
+        assert!(allows(&["openid", "vnflcm:v2:instantiate"], Method::POST, instantiate));
+        assert!(!allows(&["vnflcm:v2:instantiate"], Method::POST, "/vnflcm/v2/vnf_instances/i/terminate"));
+        assert!(allows(&["vnfpkgm:v1:package_content"], Method::PUT, "/vnfpkgm/v1/vnf_packages/p/package_content"));
+        assert!(allows(&["vnflcm:v2:readonly"], Method::GET, "/vnflcm/api_versions"), "api_versions of the API");
+        assert!(!allows(&["vnfpkgm:v1:all"], Method::GET, "/vnflcm/api_versions"));
+        assert!(!allows(&[], Method::GET, "/vnflcm/v2/vnf_instances"));
+        assert!(allows(&[], Method::GET, "/healthz"), "outside the APIs");
+
+        assert!(is_known_scope("vnflcm:v2:all") && is_known_scope("vnfpkgm:v1:package_content"));
+        for unknown in ["vnflcm", "vnflcm:2:all", "vnflcm:v2:", "nova:v2:all", "vnflcm:v2:all:x", "vnflcm:vx:all"] {
+            assert!(!is_known_scope(unknown), "{unknown}");
+        }
     }
 
     #[test]
