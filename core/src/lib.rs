@@ -78,6 +78,9 @@ pub enum CoreError {
     /// The request is well-formed but cannot be carried out (422).
     #[error("{0}")]
     Unprocessable(String),
+    /// The resource changed since the client read it (`If-Match`, 412).
+    #[error("{0}")]
+    PreconditionFailed(String),
 }
 
 impl From<diesel::result::Error> for CoreError {

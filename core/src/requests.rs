@@ -40,6 +40,31 @@ fn not_failed_temp(id: &str) -> CoreError {
     CoreError::Conflict(format!("LCM operation {id} not FAILED_TEMP."))
 }
 
+/// An `If-Match` precondition (RFC 9110 clause 13.1.1) on the instance, as the row
+/// versions its entity-tags name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IfMatch {
+    /// `*`: any current representation.
+    Any,
+    /// The versions the tags name; empty when none can match (weak or foreign tags).
+    Versions(Vec<i64>),
+}
+
+impl IfMatch {
+    pub fn matches(&self, row_version: i64) -> bool {
+        match self {
+            IfMatch::Any => true,
+            IfMatch::Versions(versions) => versions.contains(&row_version),
+        }
+    }
+}
+
+pub fn precondition_failed(what: &str) -> CoreError {
+    CoreError::PreconditionFailed(format!(
+        "{what} has changed since the representation named by If-Match was read; GET it again."
+    ))
+}
+
 /// What accepting a task needs besides the connection.
 pub struct TaskRequest<'a> {
     pub major: LcmMajor,
@@ -51,6 +76,8 @@ pub struct TaskRequest<'a> {
     pub links: &'a Links,
     /// Whose instances (and packages, for change_vnfpkg) the request may use.
     pub scope: ProjectScope<'a>,
+    /// A PATCH's `If-Match`, checked against the instance in the accepting transaction.
+    pub if_match: Option<&'a IfMatch>,
 }
 
 /// Accepts a task on an instance in one transaction: locks the instance, checks its state,
@@ -58,7 +85,7 @@ pub struct TaskRequest<'a> {
 /// plans the operation, and writes the occurrence with its plan, its outbox row and the
 /// START notification.
 pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Accepted, CoreError> {
-    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links, scope } = *request;
+    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links, scope, if_match } = *request;
     write_transaction(conn, |conn| {
         // The row lock serialises this with DELETE and other tasks on PostgreSQL; SQLite's
         // BEGIN IMMEDIATE already serialises writers.
@@ -68,6 +95,10 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
         let instance = lcm::find_instance(conn, major, instance_id)?
             .filter(|instance| visible(scope, &instance.project))
             .ok_or_else(|| instance_not_found(instance_id))?;
+        // The lock above moved the row version on by one.
+        if if_match.is_some_and(|condition| !condition.matches(instance.row_version - 1)) {
+            return Err(precondition_failed(&format!("VnfInstance {instance_id}")));
+        }
         if !operation.allowed_on(&instance.body) {
             let state = if operation.precondition() == Precondition::NotInstantiated { "is" } else { "isn't" };
             return Err(CoreError::Conflict(format!("VnfInstance {instance_id} {state} instantiated.")));

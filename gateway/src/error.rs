@@ -41,6 +41,8 @@ pub enum ErrorKind {
         challenge: String,
     },
     Forbidden,
+    /// 412: an `If-Match` that names no current representation.
+    PreconditionFailed,
 }
 
 impl ErrorKind {
@@ -60,6 +62,7 @@ impl ErrorKind {
             ErrorKind::ServiceUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ErrorKind::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+            ErrorKind::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
         }
     }
 }
@@ -226,6 +229,7 @@ impl From<solgate_core::CoreError> for ApiError {
             CoreError::NotFound(detail) => ApiError::not_found(detail),
             CoreError::Conflict(detail) => ApiError::conflict(detail),
             CoreError::Unprocessable(detail) => ApiError::unprocessable(detail),
+            CoreError::PreconditionFailed(detail) => ApiError::new(ErrorKind::PreconditionFailed, detail),
             CoreError::Db(solgate_db::DbError::Pool(error)) => {
                 tracing::error!(%error, "no database connection");
                 ApiError::unavailable("The database is not available; try again later.", 5)

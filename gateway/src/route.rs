@@ -7,7 +7,8 @@ use actix_web::{FromRequest, Handler, HttpRequest, Resource, Responder, web};
 
 use actix_web::body::BoxBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::middleware::from_fn;
+use actix_web::middleware::{Next, from_fn};
+use actix_web::{HttpMessage, ResponseError};
 
 use crate::error::{ApiError, ErrorKind};
 use crate::sol013::layer::catch_panics;
@@ -91,6 +92,7 @@ impl RouteBuilder {
         >,
     > {
         let allow = self.allow.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
+        let allowed: std::rc::Rc<[Method]> = self.allow.into();
         self.resource
             .default_service(web::to(move |req: HttpRequest| {
                 let allow = allow.clone();
@@ -101,7 +103,30 @@ impl RouteBuilder {
                     ))
                 }
             }))
+            .wrap(from_fn(move |req: ServiceRequest, next: Next<BoxBody>| {
+                refuse_unacceptable(allowed.clone(), req, next)
+            }))
             .wrap(from_fn(catch_panics))
+    }
+}
+
+/// The 406 the SOL013 layer found for `Accept`, held until routing shows whether the
+/// resource supports the method at all: an unsupported method is 405 whatever `Accept` says.
+#[derive(Debug, Clone)]
+pub struct NotAcceptable(pub String);
+
+async fn refuse_unacceptable(
+    allowed: std::rc::Rc<[Method]>,
+    req: ServiceRequest,
+    next: Next<BoxBody>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let refusal = req.extensions().get::<NotAcceptable>().cloned();
+    match refusal {
+        Some(NotAcceptable(detail)) if allowed.contains(req.method()) => {
+            let response = ApiError::not_acceptable(detail).error_response();
+            Ok(req.into_response(response))
+        }
+        _ => next.call(req).await,
     }
 }
 

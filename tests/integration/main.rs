@@ -9,6 +9,7 @@ mod processes;
 
 mod api_versions;
 mod auth;
+mod conformance;
 mod fuzz;
 mod notifications;
 mod scale_out;

@@ -1,6 +1,7 @@
 //! Helpers every API's controllers use: list execution, credential scrubbing, the tenant.
 
 pub mod cache;
+pub mod etag;
 pub mod list;
 pub mod scrub;
 pub mod tenant;

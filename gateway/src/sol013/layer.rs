@@ -199,13 +199,10 @@ fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>,
     if let Some(producible) = scope::producible(req.method(), req.path()) {
         let accept = req.headers().get(header::ACCEPT).map(|value| value.to_str().unwrap_or("\u{0}"));
         if accept::negotiate(accept, producible).is_none() {
+            // Answered once routing has matched a method of the resource (else 405).
             let shown = accept.unwrap_or_default();
-            return Err(Box::new((
-                ApiError::not_acceptable(format!(
-                    "Content type '{shown}' specified in 'Accept' header is not allowed."
-                )),
-                fallback(),
-            )));
+            let detail = format!("Content type '{shown}' specified in 'Accept' header is not allowed.");
+            req.extensions_mut().insert(crate::route::NotAcceptable(detail));
         }
     }
 

@@ -147,7 +147,10 @@ pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id
         .ok_or_else(|| not_found(&id))?;
     let links = present::instance_links(&state.links, major.number(), &record.body);
     let body = present::render(negotiated, "VnfInstance", &record.body, links);
-    Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, crate::common::etag::etag(record.row_version, &negotiated.version())))
+        .content_type("application/json")
+        .body(body.to_string()))
 }
 
 /// DELETE vnf_instances/{id}: only NOT_INSTANTIATED instances with no operation in

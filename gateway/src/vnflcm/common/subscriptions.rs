@@ -165,9 +165,12 @@ pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id
         .await?
         .filter(|record| tenant.sees(&record.project))
         .ok_or_else(|| not_found(&id))?;
+    // A subscription never changes: its tag only tells representations apart.
+    let body = rendered(state, negotiated, major, &record).to_string();
     Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, crate::common::etag::digest_etag(&body)))
         .content_type("application/json")
-        .body(rendered(state, negotiated, major, &record).to_string()))
+        .body(body))
 }
 
 /// DELETE subscriptions/{id}: 204; its undelivered notifications go with it.

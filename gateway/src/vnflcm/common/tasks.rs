@@ -6,7 +6,7 @@ use actix_web::HttpResponse;
 use actix_web::http::header;
 use serde_json::Value;
 use solgate_core::operation::LcmOperation;
-use solgate_core::requests::{self, TaskRequest};
+use solgate_core::requests::{self, IfMatch, TaskRequest};
 use solgate_core::shapes;
 use solgate_core::work::RpcMessage;
 
@@ -24,6 +24,7 @@ pub async fn accept(
     instance_id: String,
     operation: LcmOperation,
     body: Value,
+    if_match: Option<IfMatch>,
 ) -> ApiResult<HttpResponse> {
     // Tacker validates before looking the instance up: a bad body is 400 even for an
     // unknown instance.
@@ -46,6 +47,7 @@ pub async fn accept(
                 vim_types: &vim_types,
                 links: &links,
                 scope: scope.as_deref(),
+                if_match: if_match.as_ref(),
             };
             Ok(requests::accept(conn, &request)?)
         })

@@ -1,11 +1,11 @@
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
 use solgate_core::merge_patch;
 use solgate_core::packages::ONBOARDED;
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
 
-use crate::common::Tenant;
+use crate::common::{Tenant, etag};
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::{JsonBody, Negotiated};
 use crate::state::AppState;
@@ -17,6 +17,7 @@ use crate::vnfpkgm::common;
 /// change, when it is changed before the package is ONBOARDED, or when nothing changes.
 pub async fn modify(
     state: web::Data<AppState>,
+    req: HttpRequest,
     negotiated: Negotiated,
     tenant: Tenant,
     id: web::Path<String>,
@@ -25,10 +26,15 @@ pub async fn modify(
     let request = body.0;
     common::validate(&negotiated, "VnfPkgInfoModifications", &request)?;
     let id = id.into_inner();
+    let if_match = etag::if_match(&req, &negotiated.version());
     let modifications = state
         .db(move |conn| {
             write_transaction(conn, |conn| {
                 let mut record = common::find(conn, &tenant, &id)?;
+                // The update below is conditional on this row version, so the check holds.
+                if if_match.as_ref().is_some_and(|condition| !condition.matches(record.row_version)) {
+                    return Err(solgate_core::requests::precondition_failed(&format!("VNF Package {id}")).into());
+                }
                 let mut changed = Map::new();
                 if let Some(wanted) = request.get("operationalState").and_then(Value::as_str) {
                     if record.onboarding_state() != ONBOARDED {

@@ -15,5 +15,11 @@ pub async fn show(
 ) -> ApiResult<HttpResponse> {
     let record = common::load(&state, &tenant, &id).await?;
     let body = common::render(&state, &negotiated, &record);
-    Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+    Ok(HttpResponse::Ok()
+        .insert_header((
+            actix_web::http::header::ETAG,
+            crate::common::etag::etag(record.row_version, &negotiated.version()),
+        ))
+        .content_type("application/json")
+        .body(body.to_string()))
 }

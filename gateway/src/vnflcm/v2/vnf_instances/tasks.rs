@@ -20,7 +20,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, base: &str, major: u64) {
                             tenant: Tenant,
                             id: web::Path<String>,
                             body: JsonBody| async move {
-            tasks::accept(&state, &negotiated, &tenant, id.into_inner(), operation, body.0).await
+            tasks::accept(&state, &negotiated, &tenant, id.into_inner(), operation, body.0, None).await
         };
         cfg.service(resource(&format!("{base}/vnf_instances/{{id}}/{path}")).post(handler).finish());
     }
