@@ -511,6 +511,19 @@ mod external {
     }
 
     #[tokio::test]
+    async fn an_unreachable_key_set_is_503_not_a_bad_token() {
+        let Some(server) = server() else { return };
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let nowhere = format!("http://{}/jwks", closed.local_addr().unwrap());
+        drop(closed);
+        let app = app_trusting(&server, |issuer| issuer.jwks_uri = nowhere).await;
+        let token = server_token(&server, "solgate-test-member", "member-secret", "urn:solgate:jwt").await;
+        let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&token))).await;
+        assert!(reply.problem(503).contains("could not be asked"), "{}", reply.text);
+        assert!(reply.header("retry-after").is_some());
+    }
+
+    #[tokio::test]
     async fn a_token_without_roles_gets_the_default_roles_which_are_none_by_default() {
         let Some(server) = server() else { return };
         let app = app_trusting(&server, |_| {}).await;

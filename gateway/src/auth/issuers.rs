@@ -29,6 +29,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use solgate_core::callbacks::cause_of;
 use url::Url;
 
 use super::{Principal, Role};
@@ -567,24 +568,6 @@ impl KeyCache {
             Err(error) => tracing::warn!(uri = %self.uri, %error, "auth.issuers: cannot fetch the key set"),
         }
     }
-}
-
-/// What went wrong with a request, with its cause chain but without the URL.
-fn cause_of(error: &reqwest::Error) -> String {
-    let mut text = String::from(if error.is_timeout() {
-        "timed out"
-    } else if error.is_connect() {
-        "cannot connect"
-    } else {
-        "request failed"
-    });
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 async fn read_limited(mut response: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
