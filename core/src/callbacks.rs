@@ -179,7 +179,7 @@ pub struct ExchangeFailure {
 }
 
 /// The cause chain of a reqwest error, without the URL (it may carry credentials).
-fn cause_of(error: &reqwest::Error) -> String {
+pub fn cause_of(error: &reqwest::Error) -> String {
     let mut parts = Vec::new();
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {

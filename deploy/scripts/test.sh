@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs solgate's whole test suite: starts PostgreSQL and RabbitMQ if they are not running
-# (installing them when missing), runs every test of every crate with every feature, then
+# Runs solgate's whole test suite: starts PostgreSQL, RabbitMQ and an OAuth 2.0 authorization
+# server (oidc-provider) if they are not running (installing them when missing), runs every test of every crate with every feature, then
 # drives the server with the real python-tackerclient (installed into target/ on first use).
 # Arguments are passed to `cargo test` (a filter skips the tackerclient check).
 set -euo pipefail

@@ -165,6 +165,20 @@ async fn every_api_needs_a_valid_token() {
     }
 }
 
+/// Resources belong to projects: a token of a non-admin that names none works in none.
+#[tokio::test]
+async fn a_token_without_a_project_is_refused_unless_admin() {
+    let app = oauth2_app().await;
+    let member = forged(&app, |claims| {
+        claims.roles = vec![Role::Member];
+        claims.project = String::new();
+    });
+    let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&member))).await;
+    assert!(reply.problem(403).contains("names no project"), "{}", reply.text);
+    let admin = forged(&app, |claims| claims.project = String::new());
+    assert_eq!(send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&admin))).await.status, 200);
+}
+
 #[tokio::test]
 async fn a_reader_reads_and_is_refused_changes() {
     let app = oauth2_app().await;
@@ -374,4 +388,231 @@ async fn a_client_certificate_names_a_configured_client() {
     let stranger = ca.leaf(dir.path(), "stranger", true);
     app.client = client_trusting(&ca, Some(stranger.identity()));
     unauthorized(&send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", None)).await, None);
+}
+
+/// `[[auth.issuers]]` against a real OAuth 2.0 authorization server (npm `oidc-provider`,
+/// started by deploy/scripts/services.sh, which exports `SOLGATE_TEST_OIDC_URL`; its
+/// clients and resources are listed in deploy/scripts/oidc-provider.mjs).
+mod external {
+    use super::*;
+    use solgate_gateway::auth::issuers::IssuerSettings;
+
+    /// The server's issuer URL; `None` (the test returns) when there is none and CI is not set.
+    fn server() -> Option<String> {
+        match std::env::var("SOLGATE_TEST_OIDC_URL") {
+            Ok(url) => Some(url.trim_end_matches('/').to_owned()),
+            Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                panic!("SOLGATE_TEST_OIDC_URL is not set and CI=true: run the suite with deploy/scripts/test.sh")
+            }
+            Err(_) => {
+                eprintln!(
+                    "skipping an authorization-server test: SOLGATE_TEST_OIDC_URL is not set \
+                     (deploy/scripts/test.sh starts oidc-provider and sets it)"
+                );
+                None
+            }
+        }
+    }
+
+    /// An app that trusts the server (keys and introspection), with one client of its own.
+    async fn app_trusting(server: &str, change: impl FnOnce(&mut IssuerSettings)) -> TestApp {
+        let mut issuer = IssuerSettings {
+            jwks_uri: format!("{server}/jwks"),
+            introspection_endpoint: format!("{server}/token/introspection"),
+            client_id: "solgate-introspector".into(),
+            client_secret: "introspector-secret".into(),
+            introspection_cache_secs: 1,
+            leeway_secs: 0,
+            ..IssuerSettings::new(server, "solgate")
+        };
+        change(&mut issuer);
+        TestApp::spawn_with(move |settings| {
+            settings.auth.mode = AuthMode::Oauth2;
+            settings.auth.issuers = vec![issuer];
+            settings.auth.clients = vec![ClientSettings {
+                id: "nfvo-member".into(),
+                secret: MEMBER_SECRET.into(),
+                roles: vec![Role::Member],
+                project: "p1".into(),
+                certificate_name: String::new(),
+            }];
+        })
+        .await
+    }
+
+    /// A client-credentials token of the server for `resource` (RFC 8707).
+    async fn server_token(server: &str, client: &str, secret: &str, resource: &str) -> String {
+        let reply = send(
+            reqwest::Client::new()
+                .post(format!("{server}/token"))
+                .basic_auth(client, Some(secret))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(form(&[("grant_type", "client_credentials"), ("resource", resource)])),
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        reply.json()["access_token"].as_str().unwrap().to_owned()
+    }
+
+    fn form(pairs: &[(&str, &str)]) -> String {
+        url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish()
+    }
+
+    fn with_token(app: &mut TestApp, token: &str) {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+        app.client = reqwest::Client::builder().default_headers(headers).build().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_client_credentials_jwt_of_the_server_lists_creates_and_reads_packages() {
+        let Some(server) = server() else { return };
+        let mut app = app_trusting(&server, |_| {}).await;
+        let rs256 = server_token(&server, "solgate-test-member", "member-secret", "urn:solgate:jwt").await;
+        let es256 = server_token(&server, "solgate-test-member", "member-secret", "urn:solgate:es256").await;
+        for token in [&rs256, &es256] {
+            let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(token))).await;
+            assert_eq!(reply.status, 200, "{}", reply.text);
+        }
+        with_token(&mut app, &rs256);
+        let (_, vnfd_id) = app.onboard_sample().await;
+        let id = create_instance(&app, &vnfd_id, "by-an-external-token").await;
+        let listed = send(v2(&app, Method::GET, "/vnflcm/v2/vnf_instances")).await;
+        assert_eq!(listed.status, 200, "{}", listed.text);
+        assert!(listed.json().as_array().unwrap().iter().any(|instance| instance["id"] == id.as_str()));
+        let packages = send(app.get("/vnfpkgm/v1/vnf_packages").header("Accept", "application/json")).await;
+        assert_eq!(packages.status, 200, "{}", packages.text);
+        assert!(packages.json().as_array().unwrap().iter().any(|package| package["vnfdId"] == vnfd_id.as_str()));
+
+        // solgate's own tokens keep working beside the server's.
+        app.client = reqwest::Client::new();
+        let own = token(&app, "nfvo-member", MEMBER_SECRET).await;
+        let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&own))).await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+
+    #[tokio::test]
+    async fn foreign_expired_forged_and_hmac_tokens_of_the_server_are_refused() {
+        let Some(server) = server() else { return };
+        let app = app_trusting(&server, |_| {}).await;
+        let member = |resource: &'static str| {
+            let server = server.clone();
+            async move { server_token(&server, "solgate-test-member", "member-secret", resource).await }
+        };
+        let short = member("urn:solgate:short").await;
+        let foreign = member("urn:other").await;
+        let hmac = member("urn:solgate:hs256").await;
+        let valid = member("urn:solgate:jwt").await;
+        let (input, signature) = valid.rsplit_once('.').unwrap();
+        let (header, payload) = input.split_once('.').unwrap();
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine;
+        // The server's claims with admin instead of member, under the server's signature.
+        let mut claims: Value = serde_json::from_slice(&engine.decode(payload).unwrap()).unwrap();
+        assert_eq!(claims["roles"], json!(["member"]));
+        claims["roles"] = json!(["admin"]);
+        let escalated = format!("{header}.{}.{signature}", engine.encode(claims.to_string()));
+        // The signature with one byte changed.
+        let mut bytes = engine.decode(signature).unwrap();
+        bytes[10] ^= 0x55;
+        let resigned = format!("{input}.{}", engine.encode(&bytes));
+        // The 1-second token has expired by now (leeway_secs = 0).
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        for (bad, expected) in [
+            ("garbage".to_owned(), "not active"),
+            (foreign, "not issued for this audience"),
+            (short, "expired"),
+            (escalated, "signature is invalid"),
+            (resigned, "signature is invalid"),
+            (hmac, "algorithm"),
+        ] {
+            for (path, version) in READS {
+                let reply = send(request(&app, Method::GET, path, version, Some(&bad))).await;
+                let detail = unauthorized(&reply, Some("invalid_token"));
+                assert!(detail.contains(expected), "{path} {expected}: {detail}");
+                assert!(!reply.text.contains(&bad), "the token is not echoed");
+            }
+        }
+        let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&valid))).await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+
+    #[tokio::test]
+    async fn an_opaque_token_is_introspected_and_its_revocation_ends_it() {
+        let Some(server) = server() else { return };
+        let app = app_trusting(&server, |_| {}).await;
+        let opaque = server_token(&server, "solgate-test-member", "member-secret", "urn:solgate:opaque").await;
+        assert_eq!(opaque.split('.').count(), 1, "an opaque token, not a JWT: {opaque}");
+        for (path, version) in READS {
+            let reply = send(request(&app, Method::GET, path, version, Some(&opaque))).await;
+            assert_eq!(reply.status, 200, "{path}: {}", reply.text);
+        }
+        // Its roles (member) come from the introspection answer: it may create.
+        let reply = send(
+            request(&app, Method::POST, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&opaque))
+                .json(&json!({"vnfdId": uuid::Uuid::new_v4().to_string()})),
+        )
+        .await;
+        assert_ne!(reply.status, 401, "{}", reply.text);
+        assert_ne!(reply.status, 403, "{}", reply.text);
+
+        let revoked = send(
+            reqwest::Client::new()
+                .post(format!("{server}/token/revocation"))
+                .basic_auth("solgate-test-member", Some("member-secret"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(form(&[("token", opaque.as_str()), ("token_type_hint", "access_token")])),
+        )
+        .await;
+        assert_eq!(revoked.status, 200, "{}", revoked.text);
+        let revoked_at = std::time::Instant::now();
+        // introspection_cache_secs = 1: refused within that time (and a little slack).
+        loop {
+            let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&opaque))).await;
+            if reply.status == 401 {
+                assert!(unauthorized(&reply, Some("invalid_token")).contains("not active"));
+                break;
+            }
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            assert!(revoked_at.elapsed() < Duration::from_millis(2500), "still accepted after its revocation");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(revoked_at.elapsed() <= Duration::from_millis(2500));
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_key_set_is_503_not_a_bad_token() {
+        let Some(server) = server() else { return };
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let nowhere = format!("http://{}/jwks", closed.local_addr().unwrap());
+        drop(closed);
+        let app = app_trusting(&server, |issuer| issuer.jwks_uri = nowhere).await;
+        let token = server_token(&server, "solgate-test-member", "member-secret", "urn:solgate:jwt").await;
+        let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&token))).await;
+        assert!(reply.problem(503).contains("could not be asked"), "{}", reply.text);
+        assert!(reply.header("retry-after").is_some());
+    }
+
+    #[tokio::test]
+    async fn a_token_without_roles_gets_the_default_roles_which_are_none_by_default() {
+        let Some(server) = server() else { return };
+        let app = app_trusting(&server, |_| {}).await;
+        let bare = server_token(&server, "solgate-test-noroles", "noroles-secret", "urn:solgate:jwt").await;
+        for (path, version) in READS {
+            let reply = send(request(&app, Method::GET, path, version, Some(&bare))).await;
+            assert!(reply.problem(403).contains("needs the role reader"), "{path}: {}", reply.text);
+        }
+        // default_roles = ["reader"]: it reads, and is refused changes.
+        let readers = app_trusting(&server, |issuer| issuer.default_roles = vec![Role::Reader]).await;
+        for (path, version) in READS {
+            let reply = send(request(&readers, Method::GET, path, version, Some(&bare))).await;
+            assert_eq!(reply.status, 200, "{path}: {}", reply.text);
+        }
+        let create = send(
+            request(&readers, Method::POST, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&bare))
+                .json(&json!({"vnfdId": uuid::Uuid::new_v4().to_string()})),
+        )
+        .await;
+        assert!(create.problem(403).contains("needs the role member"), "{}", create.text);
+    }
 }

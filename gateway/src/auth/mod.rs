@@ -3,9 +3,11 @@
 //! own OAuth 2.0 token endpoint (`POST /oauth2/token`, client credentials, RFC 6749 clause
 //! 4.4) for the clients `[[auth.clients]]` lists. Each request's rule (named as Tacker names
 //! its policies) needs a least role. With `mode = "none"` nothing is checked, and solgate
-//! listens only on loopback unless `allow_anonymous = true`.
+//! listens only on loopback unless `allow_anonymous = true`. Tokens of external
+//! authorization servers (`[[auth.issuers]]`) are accepted too: see [`issuers`].
 
 pub mod endpoint;
+pub mod issuers;
 pub mod policy;
 pub mod secret;
 pub mod token;
@@ -34,6 +36,8 @@ pub struct AuthSettings {
     pub policy_file: PathBuf,
     /// The OAuth 2.0 clients of the built-in token endpoint.
     pub clients: Vec<ClientSettings>,
+    /// External OAuth 2.0 authorization servers whose access tokens are accepted too.
+    pub issuers: Vec<issuers::IssuerSettings>,
 }
 
 impl Default for AuthSettings {
@@ -44,6 +48,7 @@ impl Default for AuthSettings {
             token_lifetime_secs: 3600,
             policy_file: PathBuf::new(),
             clients: Vec::new(),
+            issuers: Vec::new(),
         }
     }
 }
@@ -138,13 +143,20 @@ pub struct Authenticator {
     keys: TokenKeys,
     policy: Policy,
     /// Tokens already verified, with their principal and expiry: a client that repeats its
-    /// token pays a lookup, not a signature check and a JSON parse.
+    /// token pays a lookup, not a signature check and a JSON parse. An introspected token's
+    /// expiry is the end of its `introspection_cache_secs`.
     verified: std::sync::Mutex<std::collections::HashMap<String, (Principal, i64)>>,
+    issuers: issuers::Issuers,
 }
 
 impl Authenticator {
-    /// `derived_keys`: the token signing keys (`SecretBox::derived_keys`).
-    pub fn new(settings: &AuthSettings, derived_keys: Vec<(String, Vec<u8>)>) -> Result<Self, String> {
+    /// `derived_keys`: the token signing keys (`SecretBox::derived_keys`); `outbound`: the
+    /// client settings for reaching `[[auth.issuers]]`.
+    pub fn new(
+        settings: &AuthSettings,
+        derived_keys: Vec<(String, Vec<u8>)>,
+        outbound: &solgate_core::egress::Outbound,
+    ) -> Result<Self, String> {
         let policy = if settings.policy_file.as_os_str().is_empty() {
             Policy::default()
         } else {
@@ -170,14 +182,18 @@ impl Authenticator {
                 tracing::warn!(client = %client.id, "auth.clients: the secret is plain text; store `solgate hash-secret`'s hash instead");
             }
         }
-        if settings.mode == AuthMode::Oauth2 && settings.clients.is_empty() {
+        if settings.mode == AuthMode::Oauth2 && settings.clients.is_empty() && settings.issuers.is_empty() {
             tracing::warn!("auth.mode = \"oauth2\" with no [[auth.clients]]: no one can get a token");
+        }
+        if settings.mode != AuthMode::Oauth2 && !settings.issuers.is_empty() {
+            tracing::warn!("[[auth.issuers]] is ignored unless auth.mode = \"oauth2\"");
         }
         Ok(Self {
             settings: settings.clone(),
             keys: TokenKeys::new(derived_keys),
             policy,
             verified: Default::default(),
+            issuers: issuers::Issuers::new(&settings.issuers, outbound)?,
         })
     }
 
@@ -227,17 +243,28 @@ impl Authenticator {
         let principal = match cached {
             Some(principal) => principal,
             None => {
-                let claims = self.keys.verify(token, now).map_err(|error| {
-                    unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string())))
-                })?;
-                let scopes = claims.scope.map(|scope| scope.split_whitespace().map(str::to_owned).collect());
-                let principal =
-                    Principal { client_id: claims.sub, roles: claims.roles, project: claims.project, scopes };
-                let mut verified = self.verified.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                if verified.len() >= VERIFIED_CAPACITY {
-                    verified.clear();
+                let (principal, until) = match self.issuers.verify(token, now).await {
+                    Some(verdict) => {
+                        let verified = verdict.map_err(issuer_refusal)?;
+                        (verified.principal, verified.cache_until)
+                    }
+                    None => {
+                        let claims = self.keys.verify(token, now).map_err(|error| {
+                            unauthorized(Some("invalid_token"), &format!("{}.", capitalised(&error.to_string())))
+                        })?;
+                        let scopes = claims.scope.map(|scope| scope.split_whitespace().map(str::to_owned).collect());
+                        let principal =
+                            Principal { client_id: claims.sub, roles: claims.roles, project: claims.project, scopes };
+                        (principal, claims.exp)
+                    }
+                };
+                if until > now {
+                    let mut verified = self.verified.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if verified.len() >= VERIFIED_CAPACITY {
+                        verified.clear();
+                    }
+                    verified.insert(token.to_owned(), (principal.clone(), until));
                 }
-                verified.insert(token.to_owned(), (principal.clone(), claims.exp));
                 principal
             }
         };
@@ -252,6 +279,13 @@ impl Authenticator {
             return Err(ApiError::new(
                 ErrorKind::Forbidden,
                 format!("Policy doesn't allow {} to be performed (it needs the role {}).", rule.name, rule.role),
+            ));
+        }
+        // Every resource belongs to a project: a non-admin without one has none to work in.
+        if principal.project.is_empty() && !principal.is_admin() {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                format!("{} is not an admin and names no project; resources belong to projects.", principal.client_id),
             ));
         }
         if let Some(scopes) = &principal.scopes
@@ -291,6 +325,15 @@ impl Authenticator {
 fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// An issuer's refusal: 401 `invalid_token`, or 503 when the issuer could not be asked.
+fn issuer_refusal(error: issuers::IssuerError) -> ApiError {
+    let detail = format!("{}.", capitalised(&error.to_string()));
+    match error {
+        issuers::IssuerError::Unavailable => ApiError::unavailable(detail, 5),
+        _ => unauthorized(Some("invalid_token"), &detail),
+    }
 }
 
 /// 401 with `WWW-Authenticate: Bearer` (RFC 6750 clause 3), `error` where it applies.
