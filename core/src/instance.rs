@@ -51,17 +51,7 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
             })
         })
         .collect();
-    // External CPs of the flavour, connected to the external virtual links given.
-    let ext_cp_info: Vec<Value> = flavour
-        .map(|flavour| {
-            flavour
-                .cps
-                .iter()
-                .filter(|cp| cp.external)
-                .map(|cp| json!({ "id": format!("{}-{}", cp.id, short(&plan.flavour_id)), "cpdId": cp.id, "cpConfigId": "default", "cpProtocolInfo": [] }))
-                .collect()
-        })
-        .unwrap_or_default();
+    let ext_cp_info = flavour.map(|flavour| ext_cp_info(flavour, plan, inventory)).unwrap_or_default();
     let ext_virtual_link_info: Vec<Value> = plan
         .ext_virtual_links
         .as_array()
@@ -70,10 +60,17 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
         .map(|link| {
             json!({
                 "id": link["id"],
-                "resourceHandle": { "vimConnectionId": link["vimConnectionId"], "resourceId": link["resourceId"] },
-                "currentVnfExtCpData": link["extCps"].clone(),
+                "resourceHandle": resource_handle(link),
+                "currentVnfExtCpData": link.get("extCps").cloned().unwrap_or_else(|| json!([])),
             })
         })
+        .collect();
+    let ext_managed_virtual_link_info: Vec<Value> = plan
+        .ext_managed_virtual_links
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|link| ext_managed_virtual_link_info(link, inventory))
         .collect();
     let mut info = Map::new();
     info.insert("flavourId".into(), json!(plan.flavour_id));
@@ -86,10 +83,12 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
     if !ext_virtual_link_info.is_empty() {
         info.insert("extVirtualLinkInfo".into(), json!(ext_virtual_link_info));
     }
-    if plan.ext_managed_virtual_links.as_array().is_some_and(|links| !links.is_empty()) {
-        info.insert("extManagedVirtualLinkInfo".into(), plan.ext_managed_virtual_links.clone());
+    if !ext_managed_virtual_link_info.is_empty() {
+        info.insert("extManagedVirtualLinkInfo".into(), json!(ext_managed_virtual_link_info));
     }
-    info.insert("vnfcResourceInfo".into(), serde_json::to_value(&inventory.vnfc_resources).unwrap_or_default());
+    let mut vnfc_resources = serde_json::to_value(&inventory.vnfc_resources).unwrap_or_default();
+    link_vnfc_cps_to_ext_cps(&mut vnfc_resources, &ext_cp_info);
+    info.insert("vnfcResourceInfo".into(), vnfc_resources);
     info.insert(
         "vnfVirtualLinkResourceInfo".into(),
         serde_json::to_value(&inventory.virtual_links).unwrap_or_default(),
@@ -105,6 +104,186 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
         }
     }
     Value::Object(info)
+}
+
+/// SOL003 VnfExtCpInfo: one external CP instance per VNFC CP of an external VduCp (each
+/// with the `cpConfig` entry the request gave for its CPD, in key order, and the protocol
+/// data of that entry), and one per VnfExtCp, on the internal virtual link it exposes.
+fn ext_cp_info(flavour: &solgate_vnfpkg::Flavour, plan: &DeploymentPlan, inventory: &Inventory) -> Vec<Value> {
+    let mut out = Vec::new();
+    for cp in flavour.cps.iter().filter(|cp| cp.external) {
+        let configs = cp_configs(&plan.ext_virtual_links, &cp.id);
+        let config_for = |index: usize| configs.get(index).or(configs.last());
+        let entry = |id: String, config: Option<&(String, Value)>| {
+            let mut entry = Map::new();
+            entry.insert("id".into(), json!(id));
+            entry.insert("cpdId".into(), json!(cp.id));
+            let (config_id, config) = match config {
+                Some((config_id, config)) => (config_id.as_str(), config),
+                None => ("default", &Value::Null),
+            };
+            entry.insert("cpConfigId".into(), json!(config_id));
+            let protocols: Vec<Value> =
+                config["cpProtocolData"].as_array().into_iter().flatten().map(protocol_info).collect();
+            entry.insert("cpProtocolInfo".into(), json!(protocols));
+            if let Some(port) = config.get("linkPortId").filter(|port| port.is_string()) {
+                entry.insert("extLinkPortId".into(), port.clone());
+            }
+            entry
+        };
+        match &cp.vdu {
+            Some(vdu) => {
+                let instances = inventory.vnfc_resources.iter().filter(|vnfc| &vnfc.vdu_id == vdu).filter_map(|vnfc| {
+                    vnfc.vnfc_cp_info
+                        .iter()
+                        .find(|info| info["cpdId"] == cp.id.as_str())
+                        .and_then(|info| info["id"].as_str())
+                });
+                for (index, vnfc_cp_id) in instances.enumerate() {
+                    let mut entry = entry(format!("{}-{vnfc_cp_id}", cp.id), config_for(index));
+                    entry.insert("associatedVnfcCpId".into(), json!(vnfc_cp_id));
+                    out.push(Value::Object(entry));
+                }
+            }
+            None => {
+                let link = cp.virtual_link.as_ref().and_then(|desc| {
+                    inventory.virtual_links.iter().find(|link| &link.vnf_virtual_link_desc_id == desc)
+                });
+                if let Some(link) = link {
+                    let mut entry = entry(format!("{}-{}", cp.id, short(&plan.flavour_id)), config_for(0));
+                    entry.insert("associatedVnfVirtualLinkId".into(), json!(link.id));
+                    out.push(Value::Object(entry));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `cpConfig` entries the request's external virtual links give for a CPD: a map keyed
+/// by cpConfigId (SOL003 v3) in key order, or a list (v2.6.1, keyed by `cpInstanceId` or
+/// position).
+fn cp_configs(ext_virtual_links: &Value, cpd_id: &str) -> Vec<(String, Value)> {
+    let mut configs = Vec::new();
+    for ext_cp in ext_virtual_links
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|link| link["extCps"].as_array().into_iter().flatten().filter(|ext_cp| ext_cp["cpdId"] == cpd_id))
+    {
+        match &ext_cp["cpConfig"] {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().map(|(key, value)| (key.clone(), value.clone())).collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                configs.extend(entries);
+            }
+            Value::Array(list) => configs.extend(list.iter().enumerate().map(|(index, value)| {
+                let key = value["cpInstanceId"].as_str().map_or_else(|| index.to_string(), str::to_owned);
+                (key, value.clone())
+            })),
+            _ => {}
+        }
+    }
+    configs
+}
+
+/// CpProtocolInfo from the request's CpProtocolData: the addresses asked for, fixed ones as
+/// `addresses`, dynamic ones as `isDynamic`.
+fn protocol_info(data: &Value) -> Value {
+    let mut info = Map::new();
+    info.insert(
+        "layerProtocol".into(),
+        data.get("layerProtocol").cloned().unwrap_or_else(|| json!("IP_OVER_ETHERNET")),
+    );
+    let ethernet = &data["ipOverEthernet"];
+    let mut out = Map::new();
+    for key in ["macAddress", "segmentationId"] {
+        if let Some(value) = ethernet.get(key).filter(|value| !value.is_null()) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    let addresses: Vec<Value> = ethernet["ipAddresses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|address| {
+            let mut item = Map::new();
+            item.insert("type".into(), address["type"].clone());
+            match address.get("addressRange").filter(|range| range.is_object()) {
+                Some(range) => {
+                    item.insert("addressRange".into(), range.clone());
+                }
+                None => {
+                    item.insert(
+                        "addresses".into(),
+                        address.get("fixedAddresses").cloned().unwrap_or_else(|| json!([])),
+                    );
+                }
+            }
+            if address.get("numDynamicAddresses").is_some_and(Value::is_number) {
+                item.insert("isDynamic".into(), json!(true));
+            }
+            if let Some(subnet) = address.get("subnetId").filter(|subnet| subnet.is_string()) {
+                item.insert("subnetId".into(), subnet.clone());
+            }
+            Value::Object(item)
+        })
+        .collect();
+    if !addresses.is_empty() {
+        out.insert("ipAddresses".into(), json!(addresses));
+    }
+    if !out.is_empty() {
+        info.insert("ipOverEthernet".into(), Value::Object(out));
+    }
+    Value::Object(info)
+}
+
+/// A ResourceHandle from a request's link data: only the attributes it has.
+fn resource_handle(link: &Value) -> Value {
+    let mut handle = Map::new();
+    for key in ["vimConnectionId", "resourceProviderId", "resourceId", "vimLevelResourceType"] {
+        if let Some(value) = link.get(key).filter(|value| value.is_string()) {
+            handle.insert(key.into(), value.clone());
+        }
+    }
+    Value::Object(handle)
+}
+
+/// ExtManagedVirtualLinkInfo from the request's ExtManagedVirtualLinkData, with the ports
+/// the VNF has on it.
+fn ext_managed_virtual_link_info(link: &Value, inventory: &Inventory) -> Value {
+    let mut info = Map::new();
+    info.insert("id".into(), link["id"].clone());
+    info.insert("vnfVirtualLinkDescId".into(), link["vnfVirtualLinkDescId"].clone());
+    info.insert("networkResource".into(), resource_handle(link));
+    let ports = inventory
+        .virtual_links
+        .iter()
+        .find(|vl| link["vnfVirtualLinkDescId"] == vl.vnf_virtual_link_desc_id.as_str())
+        .map(|vl| vl.vnf_link_ports.clone())
+        .unwrap_or_default();
+    if !ports.is_empty() {
+        info.insert("vnfLinkPorts".into(), json!(ports));
+    }
+    if let Some(multisite) = link.get("extManagedMultisiteVirtualLinkId").filter(|id| id.is_string()) {
+        info.insert("extManagedMultisiteVirtualLinkId".into(), multisite.clone());
+    }
+    Value::Object(info)
+}
+
+/// VnfcCpInfo.vnfExtCpId: each VNFC CP that is an external CP instance names it.
+fn link_vnfc_cps_to_ext_cps(vnfc_resources: &mut Value, ext_cp_info: &[Value]) {
+    let by_vnfc_cp: BTreeMap<&str, &Value> = ext_cp_info
+        .iter()
+        .filter_map(|ext_cp| ext_cp["associatedVnfcCpId"].as_str().map(|vnfc_cp| (vnfc_cp, &ext_cp["id"])))
+        .collect();
+    for vnfc in vnfc_resources.as_array_mut().into_iter().flatten() {
+        for cp in vnfc["vnfcCpInfo"].as_array_mut().into_iter().flatten() {
+            if let Some(ext_cp_id) = cp["id"].as_str().and_then(|id| by_vnfc_cp.get(id)) {
+                cp["vnfExtCpId"] = (*ext_cp_id).clone();
+            }
+        }
+    }
 }
 
 fn short(text: &str) -> String {

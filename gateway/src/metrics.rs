@@ -8,6 +8,7 @@ pub struct Metrics {
     registry: Registry,
     requests: IntCounterVec,
     latency: HistogramVec,
+    schema_violations: IntCounterVec,
 }
 
 impl Metrics {
@@ -21,13 +22,25 @@ impl Metrics {
                 .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0]),
             &["route", "method"],
         )?;
+        let schema_violations = IntCounterVec::new(
+            Opts::new(
+                "solgate_response_schema_violations_total",
+                "Response bodies that violate their version's schema ([http] validate_responses)",
+            ),
+            &["route", "method", "version"],
+        )?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(latency.clone()))?;
-        Ok(Self { registry, requests, latency })
+        registry.register(Box::new(schema_violations.clone()))?;
+        Ok(Self { registry, requests, latency, schema_violations })
     }
 
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    pub fn schema_violation(&self, route: &str, method: &str, version: &str) {
+        self.schema_violations.with_label_values(&[route, method, version]).inc();
     }
 
     pub fn observe(&self, route: &str, method: &str, status: u16, version: &str, seconds: f64) {

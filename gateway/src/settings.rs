@@ -20,6 +20,10 @@ pub struct HttpSettings {
     pub render_cache_entries: usize,
     /// HTTPS and mutual TLS of the listener (`[http.tls]`); empty: plain HTTP.
     pub tls: crate::tls::ServerTlsSettings,
+    /// Check every JSON response body against its version's schema and log a violation
+    /// (with the request id; metric `solgate_response_schema_violations_total`). Costs a
+    /// validation per response: for staging and conformance runs.
+    pub validate_responses: bool,
 }
 
 impl Default for HttpSettings {
@@ -32,6 +36,7 @@ impl Default for HttpSettings {
             shutdown_timeout_secs: 30,
             render_cache_entries: 50_000,
             tls: crate::tls::ServerTlsSettings::default(),
+            validate_responses: false,
         }
     }
 }

@@ -152,3 +152,133 @@ async fn method_not_allowed_beats_not_acceptable() {
     let reply = send(app.get(&base).header("Accept", "application/zip")).await;
     reply.problem(406);
 }
+
+/// Instantiate with external virtual links and an externally managed internal VL (v2 and
+/// v1): the instance info validates against the version's VnfInstance schema (checked by
+/// `send` for every response) and reflects the request's cpConfig and cpProtocolData.
+#[tokio::test]
+async fn instance_info_reflects_external_virtual_links() {
+    let app = TestApp::spawn().await;
+    let vnfd_id = install_sample_package(&app);
+    let protocol = json!([{
+        "layerProtocol": "IP_OVER_ETHERNET",
+        "ipOverEthernet": {
+            "macAddress": "fa:16:3e:11:22:33",
+            "ipAddresses": [
+                {"type": "IPV4", "fixedAddresses": ["192.0.2.10"], "subnetId": "subnet-1"},
+                {"type": "IPV6", "numDynamicAddresses": 1}
+            ]
+        }
+    }]);
+    for (major, version) in [(2, "2.0.0"), (1, "1.3.0")] {
+        let cp_config = if major == 2 {
+            json!({"c1": {"cpProtocolData": protocol}})
+        } else {
+            json!([{"cpInstanceId": "c1", "cpProtocolData": protocol}])
+        };
+        let body = json!({
+            "flavourId": "simple",
+            "extVirtualLinks": [{
+                "id": "ext-vl-1", "resourceId": "net-ext-1",
+                "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": cp_config}]
+            }],
+            "extManagedVirtualLinks": [{
+                "id": "ext-managed-1", "vnfVirtualLinkDescId": "internalVL1", "resourceId": "net-int-1"
+            }]
+        });
+        let create = send(
+            app.request(Method::POST, &format!("/vnflcm/v{major}/vnf_instances"))
+                .header("Version", version)
+                .json(&json!({"vnfdId": vnfd_id})),
+        )
+        .await;
+        assert_eq!(create.status, 201, "{}", create.text);
+        let id = create.json()["id"].as_str().unwrap().to_owned();
+        let path = format!("/vnflcm/v{major}/vnf_instances/{id}");
+        let reply =
+            send(app.request(Method::POST, &format!("{path}/instantiate")).header("Version", version).json(&body))
+                .await;
+        assert_eq!(reply.status, 202, "{}", reply.text);
+        wait_op(&app, reply.header("location").unwrap(), &["COMPLETED"]).await;
+        let instance = send(app.get(&path).header("Version", version)).await.json();
+        let info = &instance["instantiatedVnfInfo"];
+
+        let ext_cps = info["extCpInfo"].as_array().unwrap();
+        assert!(!ext_cps.is_empty(), "{info}");
+        let ext_cp = ext_cps.iter().find(|cp| cp["cpdId"] == "VDU1_CP1").expect("VDU1_CP1 is exposed");
+        let ip = &ext_cp["cpProtocolInfo"][0]["ipOverEthernet"];
+        assert_eq!(ip["macAddress"], "fa:16:3e:11:22:33", "{ext_cp}");
+        assert_eq!(ip["ipAddresses"][0], json!({"type": "IPV4", "addresses": ["192.0.2.10"], "subnetId": "subnet-1"}));
+        assert_eq!(ip["ipAddresses"][1], json!({"type": "IPV6", "addresses": [], "isDynamic": true}));
+        let vnfc_cp_id = ext_cp["associatedVnfcCpId"].as_str().expect("an external CP names its VNFC CP");
+        let vnfc_cps: Vec<&serde_json::Value> = info["vnfcResourceInfo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|vnfc| vnfc["vnfcCpInfo"].as_array().unwrap())
+            .collect();
+        let vnfc_cp = vnfc_cps.iter().find(|cp| cp["id"] == vnfc_cp_id).expect("the VNFC CP exists");
+        assert_eq!(vnfc_cp["cpdId"], "VDU1_CP1");
+        if major == 2 {
+            assert_eq!(ext_cp["cpConfigId"], "c1", "{ext_cp}");
+            assert_eq!(vnfc_cp["vnfExtCpId"], ext_cp["id"]);
+            assert_eq!(
+                info["extVirtualLinkInfo"][0]["currentVnfExtCpData"][0]["cpConfig"]["c1"]["cpProtocolData"],
+                protocol
+            );
+        }
+        let link = &info["extVirtualLinkInfo"][0];
+        assert_eq!(
+            link["resourceHandle"],
+            json!({"resourceId": "net-ext-1"}),
+            "absent attributes are omitted, not null"
+        );
+        let managed = &info["extManagedVirtualLinkInfo"][0];
+        assert_eq!(managed["id"], "ext-managed-1");
+        assert_eq!(managed["networkResource"], json!({"resourceId": "net-int-1"}));
+    }
+}
+
+/// `[http] validate_responses`: a stored document that no longer satisfies the schema is
+/// sent as it is, logged and counted; valid responses are not.
+#[tokio::test]
+async fn a_running_server_counts_responses_that_violate_their_schema() {
+    let app = TestApp::spawn_with(|settings| settings.http.validate_responses = true).await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "valid").await;
+    let path = format!("/vnflcm/v2/vnf_instances/{id}");
+    let violations = |metrics: &str| -> f64 {
+        metrics
+            .lines()
+            .filter(|line| line.starts_with("solgate_response_schema_violations_total{"))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    send(app.get(&path).header("Version", "2.0.0")).await;
+    let metrics = send(app.get("/metrics")).await.text;
+    assert_eq!(violations(&metrics), 0.0, "valid responses are not counted");
+
+    // Break the stored document behind the API's back: vnfProvider is required.
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    let mut record =
+        solgate_db::repo::lcm::find_instance(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, &id).unwrap().unwrap();
+    record.body.as_object_mut().unwrap().remove("vnfProvider");
+    solgate_db::repo::lcm::update_instance(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, &record).unwrap();
+    // Not through `send`, whose own check would (rightly) fail this test.
+    let raw = app.get(&path).header("Version", "2.0.0").send().await.unwrap();
+    assert_eq!(raw.status(), 200, "the response is sent as it is");
+    let metrics = send(app.get("/metrics")).await.text;
+    assert_eq!(violations(&metrics), 1.0, "{metrics}");
+}
+
+/// The check every test's `send` makes fails a test on an invalid body.
+#[test]
+#[should_panic(expected = "violates vnflcm 2.0.0")]
+fn the_test_suites_response_check_fails_on_an_invalid_body() {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("content-type", "application/json".parse().unwrap());
+    headers.insert("version", "2.0.0".parse().unwrap());
+    let reply = crate::helpers::Reply { status: 200, headers, text: r#"{"id": "i1", "vnfdId": null}"#.into() };
+    crate::helpers::check_response(&Method::GET, "/vnflcm/v2/vnf_instances/i1", &reply);
+}

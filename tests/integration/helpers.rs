@@ -209,8 +209,58 @@ impl Reply {
     }
 }
 
+/// Sends a request and reads the reply whole. Every JSON body of an API is checked against
+/// the schema of the version the reply names (`Version`), for its route and status, and for
+/// `null`s: a violation fails the test that sent the request.
 pub async fn send(builder: reqwest::RequestBuilder) -> Reply {
-    Reply::from(builder.send().await.unwrap()).await
+    let (client, request) = builder.build_split();
+    let request = request.unwrap();
+    let (method, path) = (request.method().clone(), request.url().path().to_owned());
+    let reply = Reply::from(client.execute(request).await.unwrap()).await;
+    check_response(&method, &path, &reply);
+    reply
+}
+
+static REGISTRY: std::sync::LazyLock<solgate_schemas::Registry> =
+    std::sync::LazyLock::new(|| solgate_schemas::Registry::builtin().unwrap());
+
+/// The schema check of [`send`].
+pub fn check_response(method: &reqwest::Method, path: &str, reply: &Reply) {
+    use solgate_gateway::sol013::responses;
+    let json = reply.header("content-type").is_some_and(|kind| kind.contains("json"));
+    let method = actix_web::http::Method::from_bytes(method.as_str().as_bytes()).unwrap();
+    let Some(shape) = responses::shape(&method, path, reply.status) else { return };
+    if !json {
+        // An error is always a ProblemDetails.
+        assert!(
+            reply.status < 400 || method == actix_web::http::Method::HEAD,
+            "{method} {path}: {} without a ProblemDetails: {}",
+            reply.status,
+            reply.text
+        );
+        return;
+    }
+    if reply.text.is_empty() {
+        return;
+    }
+    let api = path.split('/').nth(1).and_then(solgate_schemas::Api::from_segment).unwrap();
+    let entry = reply
+        .header("version")
+        .and_then(|version| version.parse().ok())
+        .and_then(|id| REGISTRY.find(api, id))
+        .or_else(|| REGISTRY.all_versions().filter(|entry| entry.api == api).last());
+    let entry = entry.unwrap_or_else(|| panic!("{method} {path}: no version of {api:?} to check against"));
+    let body: Value = serde_json::from_str(&reply.text)
+        .unwrap_or_else(|error| panic!("{method} {path}: not JSON ({error}): {}", reply.text));
+    if let Err(violation) = responses::check(entry, shape, &body) {
+        panic!(
+            "{method} {path} → {}: the body violates {} {}: {violation}\n{}",
+            reply.status,
+            api.as_str(),
+            entry.version_string(),
+            reply.text
+        );
+    }
 }
 
 /// VNF packages over the real HTTP API (`/vnfpkgm/v1`).

@@ -84,6 +84,11 @@ pub async fn sol013_layer(
         None => String::new(),
     };
 
+    if state.http.validate_responses
+        && let Some(entry) = &used
+    {
+        response = validate_response(&state, entry, &request_id, response).await;
+    }
     let status = response.status().as_u16();
     let http_request = response.request();
     let route = http_request.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
@@ -112,6 +117,49 @@ pub async fn sol013_layer(
         );
     }
     Ok(response)
+}
+
+/// `[http] validate_responses`: checks a JSON body against the negotiated version's schema
+/// for its route ([`super::responses`]); a violation is logged and counted, the response is
+/// sent as it is.
+async fn validate_response(
+    state: &AppState,
+    entry: &VersionEntry,
+    request_id: &str,
+    response: ServiceResponse<BoxBody>,
+) -> ServiceResponse<BoxBody> {
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|kind| kind.contains("json"));
+    let request = response.request().clone();
+    let Some(shape) = super::responses::shape(request.method(), request.path(), response.status().as_u16()) else {
+        return response;
+    };
+    if !json {
+        return response;
+    }
+    let (http_response, body) = response.into_parts().1.into_parts();
+    let bytes = match actix_web::body::to_bytes(body).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return ServiceResponse::new(
+                request,
+                ApiError::internal(anyhow::anyhow!("response body unreadable")).error_response(),
+            );
+        }
+    };
+    let verdict = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .map_err(|error| format!("not JSON: {error}"))
+        .and_then(|body| super::responses::check(entry, shape, &body));
+    if let Err(violation) = verdict {
+        let route = request.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+        state.metrics.schema_violation(&route, request.method().as_str(), &entry.version_string());
+        tracing::error!(request_id, method = %request.method(), path = %request.path(),
+            version = %entry.version_string(), %violation, "response violates its schema");
+    }
+    ServiceResponse::new(request, http_response.set_body(BoxBody::new(bytes)))
 }
 
 /// Turns a panicking handler into a 500 ProblemDetails, so the client gets an answer and

@@ -5,6 +5,7 @@ pub mod body;
 pub mod layer;
 pub mod negotiated;
 pub mod request_id;
+pub mod responses;
 pub mod scope;
 
 pub use body::{JsonBody, OptionalJsonBody};
