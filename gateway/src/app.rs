@@ -7,7 +7,7 @@ use actix_web::{App, web};
 use crate::route::{self, resource};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{api_versions, auth, health, vnflcm, vnfpkgm};
+use crate::{api_versions, auth, health, openapi, vnflcm, vnfpkgm};
 
 /// Operational routes every process serves.
 pub fn configure_operations(cfg: &mut web::ServiceConfig) {
@@ -21,6 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     for api in ["vnflcm", "vnfpkgm"] {
         cfg.service(resource(&format!("/{api}/api_versions")).get(api_versions::show).finish());
         cfg.service(resource(&format!("/{api}/v{{major}}/api_versions")).get(api_versions::show).finish());
+        cfg.service(resource(&format!("/{api}/v{{major}}/openapi.json")).get(openapi::show).finish());
     }
     vnflcm::configure(cfg);
     vnfpkgm::configure(cfg);

@@ -8,6 +8,7 @@ pub mod common;
 pub mod error;
 pub mod health;
 pub mod metrics;
+pub mod openapi;
 pub mod route;
 pub mod settings;
 pub mod sol013;

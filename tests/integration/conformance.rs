@@ -282,3 +282,34 @@ fn the_test_suites_response_check_fails_on_an_invalid_body() {
     let reply = crate::helpers::Reply { status: 200, headers, text: r#"{"id": "i1", "vnfdId": null}"#.into() };
     crate::helpers::check_response(&Method::GET, "/vnflcm/v2/vnf_instances/i1", &reply);
 }
+
+/// `GET /{api}/v{N}/openapi.json`: the negotiated minor's description (deploy/scripts/
+/// openapi-check.sh validates it with a real validator and fuzzes the server with it).
+#[tokio::test]
+async fn each_version_serves_its_own_openapi_description() {
+    let app = TestApp::spawn().await;
+    let describe = |version: &'static str| {
+        let app = &app;
+        async move {
+            let reply = send(app.get("/vnflcm/v2/openapi.json").header("Version", version)).await;
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            assert_eq!(reply.header("version"), Some(version));
+            reply.json()
+        }
+    };
+    let (old, new) = (describe("2.0.0").await, describe("2.1.0").await);
+    assert_eq!(old["openapi"], "3.0.3");
+    assert_eq!(old["info"]["version"], "2.0.0");
+    assert_eq!(new["info"]["version"], "2.1.0");
+    let auth_types = |document: &serde_json::Value| {
+        document["components"]["schemas"]["SubscriptionAuthentication"]["properties"]["authType"]["items"]["enum"]
+            .clone()
+    };
+    assert!(!auth_types(&old).to_string().contains("OAUTH2_CLIENT_CERT"), "2.0.0 has no OAUTH2_CLIENT_CERT");
+    assert!(auth_types(&new).to_string().contains("OAUTH2_CLIENT_CERT"), "2.1.0 adds it");
+    assert_eq!(old["servers"][0]["url"], format!("{}/vnflcm/v2", app.address));
+    let v1 = send(app.get("/vnflcm/v1/openapi.json")).await.json();
+    assert!(v1["paths"]["/vnf_instances/{vnfInstanceId}/change_vnfpkg"].is_null());
+    let packages = send(app.get("/vnfpkgm/v1/openapi.json")).await.json();
+    assert!(packages["paths"]["/vnf_packages/{vnfPkgId}/vnfd"]["get"].is_object());
+}
