@@ -228,6 +228,7 @@ impl Application {
             solgate_gateway::auth::Authenticator::new(
                 &settings.auth,
                 secrets.derived_keys(solgate_gateway::auth::TOKEN_KEY_PURPOSE),
+                &outbound,
             )
             .map_err(anyhow::Error::msg)?,
         );

@@ -3,9 +3,11 @@
 //! own OAuth 2.0 token endpoint (`POST /oauth2/token`, client credentials, RFC 6749 clause
 //! 4.4) for the clients `[[auth.clients]]` lists. Each request's rule (named as Tacker names
 //! its policies) needs a least role. With `mode = "none"` nothing is checked, and solgate
-//! listens only on loopback unless `allow_anonymous = true`.
+//! listens only on loopback unless `allow_anonymous = true`. `mode = "keystone"` takes
+//! OpenStack Keystone tokens in `X-Auth-Token` instead ([`keystone`]).
 
 pub mod endpoint;
+pub mod keystone;
 pub mod policy;
 pub mod secret;
 pub mod token;
@@ -34,6 +36,8 @@ pub struct AuthSettings {
     pub policy_file: PathBuf,
     /// The OAuth 2.0 clients of the built-in token endpoint.
     pub clients: Vec<ClientSettings>,
+    /// With `mode = "keystone"`: the Keystone that validates tokens.
+    pub keystone: keystone::KeystoneSettings,
 }
 
 impl Default for AuthSettings {
@@ -44,6 +48,7 @@ impl Default for AuthSettings {
             token_lifetime_secs: 3600,
             policy_file: PathBuf::new(),
             clients: Vec::new(),
+            keystone: keystone::KeystoneSettings::default(),
         }
     }
 }
@@ -55,6 +60,8 @@ pub enum AuthMode {
     None,
     /// OAuth 2.0 bearer tokens from the built-in token endpoint.
     Oauth2,
+    /// OpenStack Keystone tokens (`X-Auth-Token`), validated with `[auth.keystone]`.
+    Keystone,
 }
 
 /// One `[[auth.clients]]` entry.
@@ -140,11 +147,17 @@ pub struct Authenticator {
     /// Tokens already verified, with their principal and expiry: a client that repeats its
     /// token pays a lookup, not a signature check and a JSON parse.
     verified: std::sync::Mutex<std::collections::HashMap<String, (Principal, i64)>>,
+    keystone: Option<keystone::Keystone>,
 }
 
 impl Authenticator {
-    /// `derived_keys`: the token signing keys (`SecretBox::derived_keys`).
-    pub fn new(settings: &AuthSettings, derived_keys: Vec<(String, Vec<u8>)>) -> Result<Self, String> {
+    /// `derived_keys`: the token signing keys (`SecretBox::derived_keys`); `outbound`: the
+    /// trust anchors for an authorization server.
+    pub fn new(
+        settings: &AuthSettings,
+        derived_keys: Vec<(String, Vec<u8>)>,
+        outbound: &solgate_core::egress::Outbound,
+    ) -> Result<Self, String> {
         let policy = if settings.policy_file.as_os_str().is_empty() {
             Policy::default()
         } else {
@@ -165,11 +178,16 @@ impl Authenticator {
         if settings.mode == AuthMode::Oauth2 && settings.clients.is_empty() {
             tracing::warn!("auth.mode = \"oauth2\" with no [[auth.clients]]: no one can get a token");
         }
+        let keystone = match settings.mode {
+            AuthMode::Keystone => Some(keystone::Keystone::new(&settings.keystone, outbound)?),
+            _ => None,
+        };
         Ok(Self {
             settings: settings.clone(),
             keys: TokenKeys::new(derived_keys),
             policy,
             verified: Default::default(),
+            keystone,
         })
     }
 
@@ -183,6 +201,11 @@ impl Authenticator {
     pub async fn authenticate(&self, req: &ServiceRequest) -> Result<Option<Principal>, ApiError> {
         if self.settings.mode == AuthMode::None || OPEN_PATHS.contains(&req.path()) {
             return Ok(None);
+        }
+        if let Some(keystone) = &self.keystone {
+            let token = req.headers().get("x-auth-token").and_then(|value| value.to_str().ok());
+            let principal = keystone.authenticate(token).await?;
+            return self.authorize(req, principal).map(Some);
         }
         let header = req.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
         let Some(header) = header else {
@@ -307,7 +330,8 @@ mod tests {
 
     #[test]
     fn roles_include_the_ones_below() {
-        let member = Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new(), scopes: None };
+        let member =
+            Principal { client_id: "c".into(), roles: vec![Role::Member], project: String::new(), scopes: None };
         assert!(member.has(Role::Reader) && member.has(Role::Member) && !member.has(Role::Admin));
     }
 
