@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs solgate's whole test suite: starts PostgreSQL and RabbitMQ if they are not running
 # (installing them when missing), runs every test of every crate with every feature, then
-# drives the server with the real python-tackerclient (installed into target/ on first use).
+# drives the server with the real python-tackerclient (installed into target/ on first use),
+# over HTTP, HTTPS and with Keystone tokens.
 # Arguments are passed to `cargo test` (a filter skips the tackerclient check).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -20,4 +21,5 @@ if [ "$#" -eq 0 ]; then
     bin="${CARGO_TARGET_DIR:-target}/debug/solgate"
     deploy/scripts/tackerclient-check.sh "$bin"
     deploy/scripts/tackerclient-check.sh --tls "$bin"
+    deploy/scripts/tackerclient-check.sh --keystone "$bin"
 fi
