@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Starts (and if missing, installs) the services solgate's tests need: PostgreSQL,
-# RabbitMQ and an OAuth 2.0 authorization server (npm `oidc-provider`). Sourced by test.sh;
-# usable alone: `deploy/scripts/services.sh`.
-# Exports SOLGATE_TEST_POSTGRES_URL, SOLGATE_TEST_AMQP_URL and SOLGATE_TEST_OIDC_URL for the
-# tests. Never stops or changes a service it did not start; tests use their own databases and
-# queue names, unique per run, and drop them afterwards.
+# RabbitMQ, an OAuth 2.0 authorization server (npm `oidc-provider`) and OpenStack Keystone
+# (PyPI). Sourced by test.sh; usable alone: `deploy/scripts/services.sh`.
+# Exports SOLGATE_TEST_POSTGRES_URL, SOLGATE_TEST_AMQP_URL, SOLGATE_TEST_OIDC_URL and
+# SOLGATE_TEST_KEYSTONE_URL (with SOLGATE_TEST_KEYSTONE_PASSWORD) for the tests.
+# Never stops or changes a service it did not start; tests use their own databases and
+# queue names, unique per run, and drop them afterwards. The authorization server and
+# Keystone are the project's own, under target/: when sourced, one this run started is
+# stopped when the caller exits.
 set -euo pipefail
 
 log() { printf '[services] %s\n' "$*" >&2; }
@@ -139,11 +142,124 @@ stop_oidc_provider() {
     fi
 }
 
+# ---- OpenStack Keystone (PyPI), for `[auth] mode = "keystone"` ----
+# Installed once into target/keystone-venv (pinned), configured under target/keystone/ with
+# SQLite and fernet tokens, served by uwsgi on a port chosen once and kept in
+# target/keystone/port. Provisioned with what the tests use (all passwords are
+# $SOLGATE_TEST_KEYSTONE_PASSWORD; names fixed, tests/integration/auth.rs knows them):
+#   project service: user solgate (admin)    — solgate's service credentials
+#   project demo:    demo-member (member), demo-reader (reader)
+#   project other:   other-member (member)   — a second tenant
+KEYSTONE_VERSION=30.0.0
+UWSGI_VERSION=2.0.31
+KEYSTONE_PROVISION_STAMP=v1
+keystone_root() { echo "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Appends a command to the EXIT trap, keeping what is there.
+add_exit_trap() {
+    local existing
+    existing=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+    # shellcheck disable=SC2064
+    trap "${existing:+$existing; }$1" EXIT
+}
+
+stop_keystone() {
+    local run=$1
+    [ -f "$run/uwsgi.pid" ] || return 0
+    local pid
+    pid=$(cat "$run/uwsgi.pid")
+    # uwsgi's master reloads on SIGTERM; SIGINT stops it.
+    kill -INT "$pid" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    rm -f "$run/uwsgi.pid"
+}
+
+ensure_keystone() {
+    local target venv run
+    target=$(keystone_root)
+    venv="$target/keystone-venv"
+    run="$target/keystone"
+    export SOLGATE_TEST_KEYSTONE_PASSWORD="${SOLGATE_TEST_KEYSTONE_PASSWORD:-solgate-keystone-test}"
+    if [ ! -x "$venv/bin/keystone-manage" ] || [ ! -x "$venv/bin/uwsgi" ] \
+        || ! "$venv/bin/pip" show keystone 2>/dev/null | grep -x "Version: $KEYSTONE_VERSION" >/dev/null; then
+        command -v python3 >/dev/null || apt_install python3 || return 1
+        python3 -m venv "$venv" 2>/dev/null || { apt_install python3-venv python3-dev gcc && python3 -m venv "$venv"; } || return 1
+        log "installing keystone $KEYSTONE_VERSION and uwsgi $UWSGI_VERSION into $venv (about a minute)"
+        "$venv/bin/pip" install -q "keystone==$KEYSTONE_VERSION" "uwsgi==$UWSGI_VERSION" >&2 \
+            || { log "pip could not install keystone"; return 1; }
+    fi
+    mkdir -p "$run/fernet-keys" "$run/credential-keys"
+    local port
+    port=$(cat "$run/port" 2>/dev/null || true)
+    local url="http://127.0.0.1:${port:-0}/v3"
+    # Already serving (this run or an earlier one): reuse it.
+    if [ -n "$port" ] && curl -fsS -m 3 "$url" 2>/dev/null | grep '"id": *"v3' >/dev/null; then
+        export SOLGATE_TEST_KEYSTONE_URL="$url"
+    else
+        if [ -z "$port" ] || port_open "$port"; then port=$(free_port); fi
+        echo "$port" >"$run/port"
+        url="http://127.0.0.1:$port/v3"
+        cat >"$run/keystone.conf" <<CONF
+[DEFAULT]
+log_file = $run/keystone.log
+[database]
+connection = sqlite:///$run/keystone.db
+[token]
+provider = fernet
+expiration = 3600
+[fernet_tokens]
+key_repository = $run/fernet-keys
+[credential]
+key_repository = $run/credential-keys
+CONF
+        local manage=("$venv/bin/keystone-manage" --config-file "$run/keystone.conf")
+        if [ ! -f "$run/keystone.db" ] || [ ! -f "$run/fernet-keys/0" ]; then
+            log "setting up Keystone under $run"
+            rm -f "$run/keystone.db" "$run/provisioned" "$run/bootstrapped"
+            "${manage[@]}" db_sync >>"$run/setup.log" 2>&1 \
+                && "${manage[@]}" fernet_setup --keystone-user "$(id -un)" --keystone-group "$(id -gn)" >>"$run/setup.log" 2>&1 \
+                && "${manage[@]}" credential_setup --keystone-user "$(id -un)" --keystone-group "$(id -gn)" >>"$run/setup.log" 2>&1 \
+                || { log "keystone-manage failed: see $run/setup.log"; return 1; }
+        fi
+        # bootstrap is idempotent; run again when the port changed, so the catalog names it.
+        if [ "$(cat "$run/bootstrapped" 2>/dev/null)" != "$url" ]; then
+            "${manage[@]}" bootstrap --bootstrap-password "$SOLGATE_TEST_KEYSTONE_PASSWORD" \
+                --bootstrap-public-url "$url/" --bootstrap-internal-url "$url/" --bootstrap-admin-url "$url/" \
+                --bootstrap-region-id RegionOne >>"$run/setup.log" 2>&1 || { log "keystone bootstrap failed: see $run/setup.log"; return 1; }
+            echo "$url" >"$run/bootstrapped"
+        fi
+        log "starting Keystone (uwsgi) on 127.0.0.1:$port"
+        # Detached (not a child of the caller, whose `wait` must not wait for it); the pid file
+        # names the master for stop_keystone.
+        (OS_KEYSTONE_CONFIG_FILES="$run/keystone.conf" nohup "$venv/bin/uwsgi" --http11-socket "127.0.0.1:$port" \
+            --module keystone.wsgi.api:application --master --processes 1 --threads 4 --die-on-term \
+            --pidfile "$run/uwsgi.pid" >"$run/uwsgi.log" 2>&1 </dev/null &)
+        local i up=false
+        for ((i = 0; i < 240; i++)); do
+            if curl -fsS -m 3 "$url" 2>/dev/null | grep '"id": *"v3' >/dev/null; then up=true; break; fi
+            sleep 0.25
+        done
+        [ "$up" = true ] || { log "Keystone did not come up on port $port: see $run/uwsgi.log"; stop_keystone "$run"; return 1; }
+        export SOLGATE_TEST_KEYSTONE_URL="$url"
+        # Stopped when the sourcing script exits; left running when run alone.
+        if [ "${BASH_SOURCE[0]}" != "$0" ]; then add_exit_trap "stop_keystone '$run'"; fi
+    fi
+    if [ "$(cat "$run/provisioned" 2>/dev/null)" != "$KEYSTONE_PROVISION_STAMP" ]; then
+        python3 "$(dirname "${BASH_SOURCE[0]}")/keystone-provision.py" "$url" "$SOLGATE_TEST_KEYSTONE_PASSWORD" >&2 \
+            || { log "provisioning Keystone failed"; return 1; }
+        echo "$KEYSTONE_PROVISION_STAMP" >"$run/provisioned"
+    fi
+    log "Keystone ready: $url"
+}
+
 ensure_services() {
     local failed=0
     ensure_postgres || failed=1
     ensure_rabbitmq || failed=1
     ensure_oidc_provider || failed=1
+    ensure_keystone || failed=1
     if [ "$failed" = 1 ]; then
         if [ "${CI:-}" = true ]; then
             log "a service the tests need is unavailable and CI=true: failing"

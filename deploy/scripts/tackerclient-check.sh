@@ -2,15 +2,21 @@
 # Drives a fresh embedded solgate with the real python-tackerclient (through the
 # `openstack` CLI, no Keystone) and checks every v1 and v2 command the client offers for
 # VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md).
-#   deploy/scripts/tackerclient-check.sh [--tls] [path/to/solgate]
+#   deploy/scripts/tackerclient-check.sh [--tls | --keystone] [path/to/solgate]
 # With --tls solgate serves HTTPS with a CA and certificate made here (openssl), and the
 # client reaches it with OS_ENDPOINT=https://... and OS_CACERT.
+# With --keystone solgate runs with [auth] mode = "keystone" against the test Keystone of
+# services.sh (started here when it is not running), and the client logs in with
+# OS_AUTH_TYPE=password as a member of project demo, finding solgate in Keystone's catalog
+# (service type nfv-orchestration, pointed at this run's server).
 # The client is installed once into target/tackerclient-venv (pinned versions). Every
 # command and its exit code is logged to target/tackerclient-check.log.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 tls=false
+keystone=false
 if [ "${1:-}" = "--tls" ]; then tls=true; shift; fi
+if [ "${1:-}" = "--keystone" ]; then keystone=true; shift; fi
 bin=${1:-target/debug/solgate}
 venv=target/tackerclient-venv
 log=target/tackerclient-check.log
@@ -44,6 +50,14 @@ if [ "$tls" = true ]; then
     scheme=https
 fi
 
+if [ "$keystone" = true ]; then
+    # shellcheck source=services.sh
+    source deploy/scripts/services.sh
+    ensure_keystone || { echo "FAIL: no Keystone for the --keystone check" >&2; exit 1; }
+    export SOLGATE__AUTH__MODE=keystone SOLGATE__AUTH__KEYSTONE__AUTH_URL="$SOLGATE_TEST_KEYSTONE_URL" \
+        SOLGATE__AUTH__KEYSTONE__USERNAME=solgate SOLGATE__AUTH__KEYSTONE__PASSWORD="$SOLGATE_TEST_KEYSTONE_PASSWORD"
+fi
+
 # solgate, embedded, on a free port.
 SOLGATE_LOG_FORMAT=json "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/solgate.log" &
 pids+=($!)
@@ -53,7 +67,16 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 [ -n "${address:-}" ] || { cat "$work/solgate.log" >&2; echo "solgate did not start" >&2; exit 1; }
-export OS_AUTH_TYPE=none OS_ENDPOINT="$scheme://$address"
+if [ "$keystone" = true ]; then
+    python3 deploy/scripts/keystone-provision.py "$SOLGATE_TEST_KEYSTONE_URL" "$SOLGATE_TEST_KEYSTONE_PASSWORD" \
+        --tacker-endpoint "$scheme://$address"
+    unset OS_ENDPOINT OS_TOKEN OS_CLOUD
+    export OS_AUTH_TYPE=password OS_AUTH_URL="$SOLGATE_TEST_KEYSTONE_URL" OS_IDENTITY_API_VERSION=3 \
+        OS_USERNAME=demo-member OS_PASSWORD="$SOLGATE_TEST_KEYSTONE_PASSWORD" OS_PROJECT_NAME=demo \
+        OS_USER_DOMAIN_NAME=Default OS_PROJECT_DOMAIN_NAME=Default OS_REGION_NAME=RegionOne OS_INTERFACE=public
+else
+    export OS_AUTH_TYPE=none OS_ENDPOINT="$scheme://$address"
+fi
 unset OS_TACKER_API_VERSION
 
 # A notification receiver answering 204 (the subscription callback test and deliveries).
@@ -226,5 +249,17 @@ unset OS_TACKER_API_VERSION
 run 0 "vnf package update DISABLED" -- $openstack vnf package update "$pkg" --operational-state DISABLED
 run 0 "vnf package delete" -- $openstack vnf package delete "$pkg"
 
-echo "[tackerclient] $(grep -c '^  \$' "$log") commands run over $scheme, $failures failure(s); log in $log" >&2
+if [ "$keystone" = true ]; then
+    # Keystone's answers as the client shows them: a reader may read but not create, a
+    # wrong password gets no token, and solgate refuses a request without a token.
+    OS_USERNAME=demo-reader run 0 "keystone reader: vnflcm list" -- $openstack vnflcm list
+    OS_USERNAME=demo-reader run 1 "keystone reader: vnflcm create (403)" -- $openstack vnflcm create "$vnfd_id"
+    grep -q "Policy doesn't allow" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the reader's 403 detail was not shown" >&2; }
+    OS_PASSWORD=wrong run 1 "keystone wrong password" -- $openstack vnflcm list
+    run 0 "keystone no token: 401" -- curl -s -o /dev/null -w '%{http_code}' "$scheme://$address/vnflcm/v1/vnf_instances"
+    [ "$out" = 401 ] || { failures=$((failures + 1)); echo "FAIL: no token answered $out, not 401" >&2; }
+fi
+
+mode=$([ "$keystone" = true ] && echo " with Keystone tokens" || true)
+echo "[tackerclient] $(grep -c '^  \$' "$log") commands run over $scheme$mode, $failures failure(s); log in $log" >&2
 [ "$failures" = 0 ]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs solgate's whole test suite: starts PostgreSQL, RabbitMQ and an OAuth 2.0 authorization
-# server (oidc-provider) if they are not running (installing them when missing), runs every test of every crate with every feature, then
-# drives the server with the real python-tackerclient (installed into target/ on first use),
-# then validates and fuzzes the OpenAPI description of every served version.
+# Runs solgate's whole test suite: starts PostgreSQL, RabbitMQ, an OAuth 2.0 authorization
+# server (oidc-provider) and Keystone if they are not running (installing them when missing),
+# runs every test of every crate with every feature, then drives the server with the real
+# python-tackerclient (installed into target/ on first use) over HTTP, HTTPS and with Keystone
+# tokens, then validates and fuzzes the OpenAPI description of every served version.
 # Arguments are passed to `cargo test` (a filter skips the tackerclient check).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -21,5 +22,6 @@ if [ "$#" -eq 0 ]; then
     bin="${CARGO_TARGET_DIR:-target}/debug/solgate"
     deploy/scripts/tackerclient-check.sh "$bin"
     deploy/scripts/tackerclient-check.sh --tls "$bin"
+    deploy/scripts/tackerclient-check.sh --keystone "$bin"
     deploy/scripts/openapi-check.sh "$bin"
 fi

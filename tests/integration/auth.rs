@@ -616,3 +616,209 @@ mod external {
         assert!(create.problem(403).contains("needs the role member"), "{}", create.text);
     }
 }
+
+/// `[auth] mode = "keystone"` against the real Keystone that deploy/scripts/services.sh
+/// runs (PyPI `keystone`, SQLite, fernet tokens), provisioned by
+/// deploy/scripts/keystone-provision.py: users `solgate` (admin, project service),
+/// `demo-member` and `demo-reader` (project demo), `other-member` (project other).
+mod keystone {
+    use super::*;
+    use solgate_gateway::auth::keystone::KeystoneSettings;
+
+    /// The test Keystone's v3 URL and the test users' password; `None` (the test returns)
+    /// without one unless CI=true.
+    fn keystone() -> Option<(String, String)> {
+        let Ok(url) = std::env::var("SOLGATE_TEST_KEYSTONE_URL") else {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("SOLGATE_TEST_KEYSTONE_URL is not set and CI=true: run the suite with deploy/scripts/test.sh");
+            }
+            eprintln!(
+                "skipping a Keystone test: SOLGATE_TEST_KEYSTONE_URL is not set (deploy/scripts/test.sh sets it)"
+            );
+            return None;
+        };
+        let password =
+            std::env::var("SOLGATE_TEST_KEYSTONE_PASSWORD").unwrap_or_else(|_| "solgate-keystone-test".to_owned());
+        Some((url, password))
+    }
+
+    fn settings(url: &str, password: &str, cache_secs: u64) -> KeystoneSettings {
+        KeystoneSettings {
+            auth_url: url.to_owned(),
+            username: "solgate".into(),
+            password: password.to_owned(),
+            cache_secs,
+            ..KeystoneSettings::default()
+        }
+    }
+
+    async fn keystone_app(url: &str, password: &str, cache_secs: u64) -> TestApp {
+        let keystone = settings(url, password, cache_secs);
+        TestApp::spawn_with(move |settings| {
+            settings.auth.mode = AuthMode::Keystone;
+            settings.auth.keystone = keystone;
+        })
+        .await
+    }
+
+    /// A project-scoped token from Keystone (password method), as python-tackerclient gets one.
+    async fn keystone_token(url: &str, password: &str, user: &str, project: &str) -> String {
+        let body = json!({"auth": {
+            "identity": {"methods": ["password"], "password": {"user": {
+                "name": user, "domain": {"name": "Default"}, "password": password}}},
+            "scope": {"project": {"name": project, "domain": {"name": "Default"}}},
+        }});
+        let reply = send(reqwest::Client::new().post(format!("{url}/auth/tokens")).json(&body)).await;
+        assert_eq!(reply.status, 201, "Keystone token for {user}: {}", reply.text);
+        reply.header("x-subject-token").expect("Keystone returns X-Subject-Token").to_owned()
+    }
+
+    fn with_token(app: &TestApp, method: Method, path: &str, version: &str, token: &str) -> reqwest::RequestBuilder {
+        request(app, method, path, version, None).header("X-Auth-Token", token)
+    }
+
+    /// 401 ProblemDetails pointing at Keystone, as keystonemiddleware answers.
+    fn refused(reply: &Reply, url: &str) -> String {
+        let detail = reply.problem(401);
+        assert_eq!(reply.header("www-authenticate"), Some(format!("Keystone uri=\"{url}\"").as_str()));
+        detail
+    }
+
+    #[tokio::test]
+    async fn a_member_token_creates_and_lists_instances() {
+        let Some((url, password)) = keystone() else { return };
+        let mut app = keystone_app(&url, &password, 60).await;
+        let member = keystone_token(&url, &password, "demo-member", "demo").await;
+        for (path, version) in READS {
+            let reply = send(with_token(&app, Method::GET, path, version, &member)).await;
+            assert_eq!(reply.status, 200, "{path}: {}", reply.text);
+        }
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-auth-token", member.parse().unwrap());
+        app.client = reqwest::Client::builder().default_headers(headers).build().unwrap();
+        let (_, vnfd_id) = app.onboard_sample().await;
+        let id = create_instance(&app, &vnfd_id, "by-keystone-member").await;
+        let listed = send(app.get("/vnflcm/v2/vnf_instances").header("Version", "2.0.0")).await;
+        assert_eq!(listed.status, 200, "{}", listed.text);
+        assert!(
+            listed.json().as_array().unwrap().iter().any(|instance| instance["id"] == id.as_str()),
+            "{}",
+            listed.text
+        );
+        let op_url = task(&app, &id, "instantiate", json!({"flavourId": "simple"})).await;
+        assert_eq!(wait_op(&app, &op_url, &["COMPLETED"]).await["operation"], "INSTANTIATE");
+
+        // The same request without the token: refused.
+        app.client = reqwest::Client::new();
+        let reply = send(app.get(&format!("/vnflcm/v2/vnf_instances/{id}")).header("Version", "2.0.0")).await;
+        refused(&reply, &url);
+    }
+
+    #[tokio::test]
+    async fn a_reader_token_reads_and_is_refused_changes() {
+        let Some((url, password)) = keystone() else { return };
+        let app = keystone_app(&url, &password, 60).await;
+        let reader = keystone_token(&url, &password, "demo-reader", "demo").await;
+        for (path, version) in READS {
+            assert_eq!(send(with_token(&app, Method::GET, path, version, &reader)).await.status, 200, "{path}");
+            let reply = send(with_token(&app, Method::POST, path, version, &reader).json(&json!({}))).await;
+            let detail = reply.problem(403);
+            assert!(detail.contains(":create") && detail.contains("member"), "{detail}");
+        }
+    }
+
+    #[tokio::test]
+    async fn missing_and_garbage_tokens_are_401_pointing_at_keystone() {
+        let Some((url, password)) = keystone() else { return };
+        let app = keystone_app(&url, &password, 60).await;
+        for (path, version) in READS {
+            let reply = send(request(&app, Method::GET, path, version, None)).await;
+            assert!(refused(&reply, &url).contains("X-Auth-Token"), "{path}");
+            let reply = send(with_token(&app, Method::GET, path, version, "")).await;
+            refused(&reply, &url);
+            let reply =
+                send(with_token(&app, Method::POST, path, version, "gAAAAABgarbage-token").json(&json!({}))).await;
+            assert!(refused(&reply, &url).contains("invalid, expired or revoked"), "{path}");
+        }
+        // A bearer token is not what this mode reads.
+        let member = keystone_token(&url, &password, "demo-member", "demo").await;
+        let reply = send(request(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", Some(&member))).await;
+        refused(&reply, &url);
+        // A token with a trailing change is another token, unknown to Keystone.
+        let changed = format!("{}x", &member[..member.len() - 1]);
+        let reply = send(with_token(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", &changed)).await;
+        refused(&reply, &url);
+        assert_eq!(send(app.get("/healthz")).await.status, 200);
+    }
+
+    #[tokio::test]
+    async fn a_revoked_token_is_refused_once_the_cache_window_has_passed() {
+        let Some((url, password)) = keystone() else { return };
+        let path = "/vnflcm/v2/vnf_instances";
+        let revoke = |token: String| {
+            let url = url.clone();
+            async move {
+                let reply = send(
+                    reqwest::Client::new()
+                        .delete(format!("{url}/auth/tokens"))
+                        .header("X-Auth-Token", &token)
+                        .header("X-Subject-Token", &token),
+                )
+                .await;
+                assert_eq!(reply.status, 204, "revoking: {}", reply.text);
+            }
+        };
+        // cache_secs = 0: every request asks Keystone, revocation applies at once.
+        let app = keystone_app(&url, &password, 0).await;
+        let token = keystone_token(&url, &password, "demo-member", "demo").await;
+        assert_eq!(send(with_token(&app, Method::GET, path, "2.0.0", &token)).await.status, 200);
+        revoke(token.clone()).await;
+        refused(&send(with_token(&app, Method::GET, path, "2.0.0", &token)).await, &url);
+
+        // cache_secs = 2: the validated token keeps working until the window ends, not after.
+        let app = keystone_app(&url, &password, 2).await;
+        let token = keystone_token(&url, &password, "demo-member", "demo").await;
+        assert_eq!(send(with_token(&app, Method::GET, path, "2.0.0", &token)).await.status, 200);
+        revoke(token.clone()).await;
+        assert_eq!(send(with_token(&app, Method::GET, path, "2.0.0", &token)).await.status, 200, "cached");
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        refused(&send(with_token(&app, Method::GET, path, "2.0.0", &token)).await, &url);
+    }
+
+    #[tokio::test]
+    async fn concurrent_requests_with_one_token_all_pass() {
+        let Some((url, password)) = keystone() else { return };
+        let app = keystone_app(&url, &password, 60).await;
+        let token = keystone_token(&url, &password, "other-member", "other").await;
+        let replies = futures::future::join_all(
+            (0..8).map(|_| send(with_token(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", &token))),
+        )
+        .await;
+        assert!(
+            replies.iter().all(|reply| reply.status == 200),
+            "{:?}",
+            replies.iter().map(|r| r.status).collect::<Vec<_>>()
+        );
+    }
+
+    #[tokio::test]
+    async fn wrong_service_credentials_or_no_keystone_are_503_not_401() {
+        // No Keystone listening: the client is told to retry, not that its token is bad.
+        let closed = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let url = format!("http://127.0.0.1:{closed}/v3");
+        let app = keystone_app(&url, "whatever", 60).await;
+        let reply = send(with_token(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", "gAAAAABsome-token")).await;
+        assert!(reply.problem(503).contains("Keystone"), "{}", reply.text);
+        assert!(reply.header("retry-after").is_some());
+
+        let Some((url, password)) = keystone() else { return };
+        let app = keystone_app(&url, "not-the-password", 60).await;
+        let member = keystone_token(&url, &password, "demo-member", "demo").await;
+        let reply = send(with_token(&app, Method::GET, "/vnflcm/v2/vnf_instances", "2.0.0", &member)).await;
+        reply.problem(503);
+        assert!(!reply.text.contains("not-the-password") && !reply.text.contains(&member));
+    }
+}

@@ -5,9 +5,12 @@
 //! its policies) needs a least role. With `mode = "none"` nothing is checked, and solgate
 //! listens only on loopback unless `allow_anonymous = true`. Tokens of external
 //! authorization servers (`[[auth.issuers]]`) are accepted too: see [`issuers`].
+//! `mode = "keystone"` takes OpenStack Keystone tokens in `X-Auth-Token` instead
+//! ([`keystone`]).
 
 pub mod endpoint;
 pub mod issuers;
+pub mod keystone;
 pub mod policy;
 pub mod secret;
 pub mod token;
@@ -38,6 +41,8 @@ pub struct AuthSettings {
     pub clients: Vec<ClientSettings>,
     /// External OAuth 2.0 authorization servers whose access tokens are accepted too.
     pub issuers: Vec<issuers::IssuerSettings>,
+    /// With `mode = "keystone"`: the Keystone that validates tokens.
+    pub keystone: keystone::KeystoneSettings,
 }
 
 impl Default for AuthSettings {
@@ -49,6 +54,7 @@ impl Default for AuthSettings {
             policy_file: PathBuf::new(),
             clients: Vec::new(),
             issuers: Vec::new(),
+            keystone: keystone::KeystoneSettings::default(),
         }
     }
 }
@@ -60,6 +66,8 @@ pub enum AuthMode {
     None,
     /// OAuth 2.0 bearer tokens from the built-in token endpoint.
     Oauth2,
+    /// OpenStack Keystone tokens (`X-Auth-Token`), validated with `[auth.keystone]`.
+    Keystone,
 }
 
 /// One `[[auth.clients]]` entry.
@@ -147,11 +155,12 @@ pub struct Authenticator {
     /// expiry is the end of its `introspection_cache_secs`.
     verified: std::sync::Mutex<std::collections::HashMap<String, (Principal, i64)>>,
     issuers: issuers::Issuers,
+    keystone: Option<keystone::Keystone>,
 }
 
 impl Authenticator {
     /// `derived_keys`: the token signing keys (`SecretBox::derived_keys`); `outbound`: the
-    /// client settings for reaching `[[auth.issuers]]`.
+    /// client settings for reaching `[[auth.issuers]]` and Keystone.
     pub fn new(
         settings: &AuthSettings,
         derived_keys: Vec<(String, Vec<u8>)>,
@@ -188,12 +197,17 @@ impl Authenticator {
         if settings.mode != AuthMode::Oauth2 && !settings.issuers.is_empty() {
             tracing::warn!("[[auth.issuers]] is ignored unless auth.mode = \"oauth2\"");
         }
+        let keystone = match settings.mode {
+            AuthMode::Keystone => Some(keystone::Keystone::new(&settings.keystone, outbound)?),
+            _ => None,
+        };
         Ok(Self {
             settings: settings.clone(),
             keys: TokenKeys::new(derived_keys),
             policy,
             verified: Default::default(),
             issuers: issuers::Issuers::new(&settings.issuers, outbound)?,
+            keystone,
         })
     }
 
@@ -208,26 +222,21 @@ impl Authenticator {
         if self.settings.mode == AuthMode::None || OPEN_PATHS.contains(&req.path()) {
             return Ok(None);
         }
+        if let Some(keystone) = &self.keystone {
+            let token = req.headers().get("x-auth-token").and_then(|value| value.to_str().ok());
+            // Mutual TLS combines with Keystone: a known client certificate needs no token.
+            if token.is_none()
+                && let Some(principal) = self.certificate_principal(req)
+            {
+                return self.authorize(req, principal).map(Some);
+            }
+            let principal = keystone.authenticate(token).await?;
+            return self.authorize(req, principal).map(Some);
+        }
         let header = req.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
         let Some(header) = header else {
-            // Mutual TLS: a verified client certificate that names a configured client.
-            let names = req.conn_data::<crate::tls::PeerNames>();
-            let client = names.and_then(|names| {
-                self.settings
-                    .clients
-                    .iter()
-                    .find(|client| !client.certificate_name.is_empty() && names.0.contains(&client.certificate_name))
-            });
-            return match client {
-                Some(client) => {
-                    let principal = Principal {
-                        client_id: client.id.clone(),
-                        roles: client.roles.clone(),
-                        project: client.project.clone(),
-                        scopes: None,
-                    };
-                    self.authorize(req, principal).map(Some)
-                }
+            return match self.certificate_principal(req) {
+                Some(principal) => self.authorize(req, principal).map(Some),
                 None => Err(unauthorized(None, "An access token is required (Authorization: Bearer).")),
             };
         };
@@ -269,6 +278,22 @@ impl Authenticator {
             }
         };
         self.authorize(req, principal).map(Some)
+    }
+
+    /// Mutual TLS: the configured client a verified client certificate names.
+    fn certificate_principal(&self, req: &ServiceRequest) -> Option<Principal> {
+        let names = req.conn_data::<crate::tls::PeerNames>()?;
+        let client = self
+            .settings
+            .clients
+            .iter()
+            .find(|client| !client.certificate_name.is_empty() && names.0.contains(&client.certificate_name))?;
+        Some(Principal {
+            client_id: client.id.clone(),
+            roles: client.roles.clone(),
+            project: client.project.clone(),
+            scopes: None,
+        })
     }
 
     /// The principal again if the request's rule allows its roles, and its token's scopes
