@@ -1,0 +1,5 @@
+//! `solctl`: see the library.
+
+fn main() -> std::process::ExitCode {
+    solctl::main()
+}
