@@ -13,12 +13,19 @@ if [ "${1:-}" = tls ] || [ "${1:-}" = auth ]; then mode=$1; shift; fi
 connections=${1:-2 16}
 seconds=${2:-10}
 source deploy/scripts/services.sh
-ensure_services >/dev/null
+# Only the services the bench uses (the tests' authorization servers are not needed).
+ensure_postgres >/dev/null
+ensure_rabbitmq >/dev/null
 cargo build --release -q -p solgate -p solgate-bench
 bin=target/release
 work=$(mktemp -d)
 pids=()
-stop_servers() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; pids=(); }
+stop_servers() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # Only our servers: a bare `wait` would also wait for services started by services.sh.
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    pids=()
+}
 cleanup() { stop_servers; rm -rf "$work"; }
 trap cleanup EXIT
 
