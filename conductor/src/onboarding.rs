@@ -26,6 +26,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use solgate_core::notify::pkgm::{self, PkgEvent};
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 use solgate_db::repo::{conductors, outbox, to_text};
 use solgate_db::{AnyConnection, DbError, DbResult, write_transaction};
@@ -458,6 +459,7 @@ async fn process_stored(
     let me = ctx.id.clone();
     let id = claimed.id.clone();
     let enable = ctx.packages.enable_on_onboarding;
+    let links = ctx.links.clone();
     let finished = ctx
         .db_run(move |conn| {
             let onboarded_at = now();
@@ -466,6 +468,9 @@ async fn process_stored(
                 record.vnfd = Some(serde_json::to_value(contents.as_ref())?);
                 record.upload_source = None;
                 outbox::complete(conn, &record.id)?;
+                // SOL005 v2.6.1 clause 9.5.2.8, in the transaction that onboards it (a
+                // duplicate vnfdId rolls the notifications back with the rest).
+                pkgm::enqueue(conn, &links, &record.project, PkgEvent::Onboarded { package: &record.body })?;
                 Ok(())
             });
             match result {

@@ -502,11 +502,21 @@ impl Callbacks {
 /// the one it was created with while that is served, else the newest served minor of
 /// its major (so a retired minor degrades to its successor, never to another major).
 pub fn notification_version<'r>(registry: &'r Registry, major: u64, subscription: &Value) -> Option<&'r VersionEntry> {
+    notification_version_of(registry, Api::Vnflcm, major, subscription)
+}
+
+/// [`notification_version`] for a subscription of any API.
+pub fn notification_version_of<'r>(
+    registry: &'r Registry,
+    api: Api,
+    major: u64,
+    subscription: &Value,
+) -> Option<&'r VersionEntry> {
     notify::subscription_version(subscription)
         .and_then(|version| version.parse().ok())
-        .and_then(|id| registry.find(Api::Vnflcm, id))
+        .and_then(|id| registry.find(api, id))
         .filter(|entry| entry.major() == major)
-        .or_else(|| registry.newest(Api::Vnflcm, major))
+        .or_else(|| registry.newest(api, major))
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ impl Links {
     pub fn package(&self, id: &str) -> String {
         format!("{}/vnfpkgm/v1/vnf_packages/{id}", self.base)
     }
+
+    pub fn pkgm_subscription(&self, id: &str) -> String {
+        format!("{}/vnfpkgm/v1/subscriptions/{id}", self.base)
+    }
 }
 
 /// `{"href": url}`, SOL013 Link.

@@ -15,6 +15,8 @@ use tokio::sync::watch;
 use crate::PRIVATE_KEY;
 use crate::links::{Links, href};
 
+pub mod pkgm;
+
 pub const OP_OCC_NOTIFICATION: &str = "VnfLcmOperationOccurrenceNotification";
 pub const CREATION_NOTIFICATION: &str = "VnfIdentifierCreationNotification";
 pub const DELETION_NOTIFICATION: &str = "VnfIdentifierDeletionNotification";
@@ -60,6 +62,34 @@ fn absent_or_empty(value: &Value) -> bool {
     value.is_null() || value.as_array().is_some_and(Vec::is_empty)
 }
 
+/// `vnfProductsFromProviders` of a filter (SOL003 VnfInstanceSubscriptionFilter, SOL005
+/// PkgmNotificationsFilter: the same structure) against a document with the VNFD's
+/// `vnfProvider`, `vnfProductName`, `vnfSoftwareVersion` and `vnfdVersion`. Absent or
+/// empty matches everything.
+pub(crate) fn products_match(providers: &Value, document: &Value) -> bool {
+    let Some(providers) = providers.as_array().filter(|list| !list.is_empty()) else { return true };
+    providers.iter().any(|provider| {
+        provider["vnfProvider"] == document["vnfProvider"]
+            && provider["vnfProducts"].as_array().filter(|list| !list.is_empty()).is_none_or(|products| {
+                products.iter().any(|product| {
+                    product["vnfProductName"] == document["vnfProductName"]
+                        && product["versions"].as_array().filter(|list| !list.is_empty()).is_none_or(|versions| {
+                            versions.iter().any(|version| {
+                                version["vnfSoftwareVersion"] == document["vnfSoftwareVersion"]
+                                    && (absent_or_empty(&version["vnfdVersions"])
+                                        || listed(&version["vnfdVersions"], &document["vnfdVersion"]))
+                            })
+                        })
+                })
+            })
+    })
+}
+
+/// A list condition of a filter: absent or empty matches everything, else `value` must be listed.
+pub(crate) fn one_of(list: &Value, value: &Value) -> bool {
+    absent_or_empty(list) || listed(list, value)
+}
+
 /// SOL003 VnfInstanceSubscriptionFilter: every condition present must hold.
 fn instance_filter_matches(filter: &Value, instance: &Value) -> bool {
     if filter.is_null() {
@@ -68,25 +98,8 @@ fn instance_filter_matches(filter: &Value, instance: &Value) -> bool {
     if !absent_or_empty(&filter["vnfdIds"]) && !listed(&filter["vnfdIds"], &instance["vnfdId"]) {
         return false;
     }
-    if let Some(providers) = filter["vnfProductsFromProviders"].as_array().filter(|list| !list.is_empty()) {
-        let matched = providers.iter().any(|provider| {
-            provider["vnfProvider"] == instance["vnfProvider"]
-                && provider["vnfProducts"].as_array().filter(|list| !list.is_empty()).is_none_or(|products| {
-                    products.iter().any(|product| {
-                        product["vnfProductName"] == instance["vnfProductName"]
-                            && product["versions"].as_array().filter(|list| !list.is_empty()).is_none_or(|versions| {
-                                versions.iter().any(|version| {
-                                    version["vnfSoftwareVersion"] == instance["vnfSoftwareVersion"]
-                                        && (absent_or_empty(&version["vnfdVersions"])
-                                            || listed(&version["vnfdVersions"], &instance["vnfdVersion"]))
-                                })
-                            })
-                    })
-                })
-        });
-        if !matched {
-            return false;
-        }
+    if !products_match(&filter["vnfProductsFromProviders"], instance) {
+        return false;
     }
     if !absent_or_empty(&filter["vnfInstanceIds"]) && !listed(&filter["vnfInstanceIds"], &instance["id"]) {
         return false;
@@ -120,6 +133,12 @@ pub fn matches(filter: &Value, event: &Event<'_>) -> bool {
     instance_filter_matches(&filter["vnfInstanceSubscriptionFilter"], event.instance())
 }
 
+/// A notification's `timeStamp` from a stored time: SOL013 DateTime; seconds are what
+/// clients (and Tacker) show.
+pub(crate) fn time_stamp(now: &str) -> String {
+    now.get(..19).map(|s| format!("{s}Z")).unwrap_or_else(|| now.to_owned())
+}
+
 /// The notification one subscription receives, in the newest shape of its major (the
 /// delivery worker renders it for the subscription's version). Its `id` is fixed here,
 /// so every attempt to deliver it carries the same id and receivers can de-duplicate.
@@ -130,8 +149,7 @@ pub fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event
     body.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
     body.insert("notificationType".into(), json!(event.notification_type()));
     body.insert("subscriptionId".into(), json!(subscription.id));
-    // SOL003 DateTime; seconds are what clients (and Tacker) show.
-    body.insert("timeStamp".into(), json!(now.get(..19).map(|s| format!("{s}Z")).unwrap_or_else(|| now.to_owned())));
+    body.insert("timeStamp".into(), json!(time_stamp(now)));
     let mut links_map = Map::new();
     links_map.insert("vnfInstance".into(), href(&links.instance(major, instance_id)));
     links_map.insert("subscription".into(), href(&links.subscription(major, &subscription.id)));
@@ -273,11 +291,26 @@ fn is_empty(value: &Value) -> bool {
 /// normalised form (scheme and host lower-case, default port dropped). A SHA-256 hex
 /// digest, so that the unique index stays small whatever the filter's size.
 pub fn dedup_key(callback_uri: &str, filter: &Value, verbosity: &str) -> String {
+    dedup_key_of(callback_uri, filter, &[verbosity])
+}
+
+/// The dedup key of a subscription made by `project` (empty: an administrator's, or
+/// without authentication): projects do not share subscriptions, so the same request
+/// from another project is a new one.
+pub fn scoped_dedup_key(project: &str, key: String) -> String {
+    if project.is_empty() { key } else { format!("{project}|{key}") }
+}
+
+/// [`dedup_key`] with the other attributes that tell subscriptions of an API apart
+/// (SOL005 PkgmSubscription has no verbosity: none).
+pub fn dedup_key_of(callback_uri: &str, filter: &Value, others: &[&str]) -> String {
     let uri = url::Url::parse(callback_uri).map(String::from).unwrap_or_else(|_| callback_uri.to_owned());
     // No filter and an empty one select the same.
     let canonical = Some(canonical_filter(filter)).filter(|canonical| !is_empty(canonical)).unwrap_or(Value::Null);
     let mut hasher = sha2::Sha256::new();
-    for part in [uri.as_str(), verbosity, &canonical.to_string()] {
+    let canonical = canonical.to_string();
+    let parts = [uri.as_str()].into_iter().chain(others.iter().copied()).chain([canonical.as_str()]);
+    for part in parts {
         hasher.update(part.as_bytes());
         hasher.update([0u8]);
     }

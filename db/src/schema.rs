@@ -183,6 +183,19 @@ diesel::table! {
         delivered_at -> Nullable<Text>,
         claimed_by -> Nullable<Text>,
         claim_expires_at -> Nullable<Text>,
+        api -> Text,
+    }
+}
+
+diesel::table! {
+    pkgm_subscriptions (id) {
+        id -> Text,
+        callback_uri -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        dedup_key -> Text,
+        created_at -> Text,
+        project -> Text,
     }
 }
 
@@ -198,5 +211,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     lccn_subscriptions_v1,
     conductors,
     rpc_outbox,
-    notifications
+    notifications,
+    pkgm_subscriptions
 );

@@ -20,6 +20,7 @@ const LISTS: &[(&str, &str)] = &[
     ("/vnflcm/v1/vnf_instances", ""),
     ("/vnflcm/v2/vnf_lcm_op_occs", "2.0.0"),
     ("/vnfpkgm/v1/vnf_packages", ""),
+    ("/vnfpkgm/v1/subscriptions", ""),
 ];
 
 fn get(app: &TestApp, path: &str, version: &str) -> reqwest::RequestBuilder {
@@ -363,6 +364,10 @@ fn routes() -> Vec<(Method, String)> {
         (Method::GET, "/{id}/artifacts/{id}"),
         (Method::GET, "/{id}/artifacts/Scripts/{id}"),
     ] {
+        routes.push((method, format!("{base}{path}")));
+    }
+    let base = "/vnfpkgm/v1/subscriptions";
+    for (method, path) in [(Method::GET, ""), (Method::POST, ""), (Method::GET, "/{id}"), (Method::DELETE, "/{id}")] {
         routes.push((method, format!("{base}{path}")));
     }
     routes

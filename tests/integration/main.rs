@@ -12,6 +12,7 @@ mod auth;
 mod conformance;
 mod fuzz;
 mod notifications;
+mod pkgm_subscriptions;
 mod scale_out;
 mod secrets_at_rest;
 mod sol013_layer;

@@ -40,14 +40,14 @@ pub(crate) struct Received {
 }
 
 impl Received {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).map(String::as_str)
     }
 }
 
 pub(crate) struct ReceiverState {
     log: Vec<Received>,
-    get_status: u16,
+    pub(crate) get_status: u16,
     get_delay: Duration,
     answers: HashMap<String, Answer>,
     seen_ids: HashSet<String>,
@@ -156,14 +156,14 @@ impl Receiver {
     }
 
     /// Goes away: connections are refused until [`Receiver::restart`].
-    async fn stop(&self) {
+    pub(crate) async fn stop(&self) {
         let handle = self.handle.lock().unwrap().take();
         if let Some(handle) = handle {
             handle.stop(false).await;
         }
     }
 
-    fn restart(&self) {
+    pub(crate) fn restart(&self) {
         self.serve(self.port);
     }
 
@@ -184,7 +184,7 @@ impl Receiver {
         self.state().log.iter().filter(|r| r.method == "POST" && r.path == path).cloned().collect()
     }
 
-    fn gets(&self, path: &str) -> Vec<Received> {
+    pub(crate) fn gets(&self, path: &str) -> Vec<Received> {
         self.state().log.iter().filter(|r| r.method == "GET" && r.path == path).cloned().collect()
     }
 

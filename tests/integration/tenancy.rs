@@ -13,7 +13,7 @@ use crate::helpers::{Db, Reply, TestApp, send};
 use crate::lcm_support::*;
 use crate::notifications::{Receiver, quick};
 
-fn client(id: &str, role: Role, project: &str) -> ClientSettings {
+pub(crate) fn client(id: &str, role: Role, project: &str) -> ClientSettings {
     ClientSettings {
         id: id.into(),
         secret: format!("{id}-secret"),
@@ -24,7 +24,7 @@ fn client(id: &str, role: Role, project: &str) -> ClientSettings {
 }
 
 /// A handle on the same server whose requests carry `id`'s token.
-async fn as_client(app: &TestApp, id: &str) -> TestApp {
+pub(crate) async fn as_client(app: &TestApp, id: &str) -> TestApp {
     let reply = send(
         app.request(Method::POST, "/oauth2/token")
             .basic_auth(id, Some(format!("{id}-secret")))

@@ -7,6 +7,7 @@ pub mod lcm;
 pub mod list;
 pub mod notifications;
 pub mod outbox;
+pub mod pkgm_subscriptions;
 pub mod vnf_packages;
 
 use chrono::{DateTime, Utc};

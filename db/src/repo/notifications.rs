@@ -1,5 +1,7 @@
 //! The notification outbox: one row per (notification, subscription), delivered in id
-//! order per subscription by the delivery worker.
+//! order per subscription by the delivery worker. `api` names the API whose subscription
+//! table holds the subscription (`vnflcm`: the `lccn_subscriptions_v{major}` tables,
+//! `vnfpkgm`: `pkgm_subscriptions`), so every API's notifications share one pipeline.
 
 use diesel::prelude::*;
 use serde_json::Value;
@@ -12,6 +14,9 @@ use crate::schema::notifications;
 pub const PENDING: &str = "PENDING";
 pub const DELIVERED: &str = "DELIVERED";
 pub const GIVEN_UP: &str = "GIVEN_UP";
+
+/// The `api` of LCM notification rows.
+pub const VNFLCM: &str = "vnflcm";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotificationRow {
@@ -26,9 +31,10 @@ pub struct NotificationRow {
     pub next_attempt_at: String,
     pub last_error: Option<String>,
     pub created_at: String,
+    pub api: String,
 }
 
-type Row = (i64, String, String, i32, String, String, String, i32, String, Option<String>, String);
+type Row = (i64, String, String, i32, String, String, String, i32, String, Option<String>, String, String);
 
 fn from_row(row: Row) -> DbResult<NotificationRow> {
     let (
@@ -43,6 +49,7 @@ fn from_row(row: Row) -> DbResult<NotificationRow> {
         next_attempt_at,
         last_error,
         created_at,
+        api,
     ) = row;
     Ok(NotificationRow {
         id,
@@ -56,6 +63,7 @@ fn from_row(row: Row) -> DbResult<NotificationRow> {
         next_attempt_at,
         last_error,
         created_at,
+        api,
     })
 }
 
@@ -73,14 +81,28 @@ macro_rules! columns {
             notifications::next_attempt_at,
             notifications::last_error,
             notifications::created_at,
+            notifications::api,
         )
     };
 }
 
+/// Queues an LCM notification.
 pub fn enqueue(conn: &mut AnyConnection, subscription_id: &str, major: u64, body: &Value) -> DbResult<()> {
+    enqueue_for(conn, VNFLCM, subscription_id, major, body)
+}
+
+/// Queues a notification for a subscription of `api` (and its `major`).
+pub fn enqueue_for(
+    conn: &mut AnyConnection,
+    api: &str,
+    subscription_id: &str,
+    major: u64,
+    body: &Value,
+) -> DbResult<()> {
     let now = now_text();
     diesel::insert_into(notifications::table)
         .values((
+            notifications::api.eq(api),
             notifications::notification_id.eq(body["id"].as_str().unwrap_or_default()),
             notifications::subscription_id.eq(subscription_id),
             notifications::major.eq(i32::try_from(major).unwrap_or(i32::MAX)),

@@ -1,6 +1,8 @@
-//! Helpers every API's controllers use: list execution, credential scrubbing, the tenant.
+//! Helpers every API's controllers use: list execution, credential scrubbing, the tenant,
+//! subscription callbacks.
 
 pub mod cache;
+pub mod callback;
 pub mod etag;
 pub mod list;
 pub mod scrub;

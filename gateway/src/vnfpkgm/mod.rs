@@ -1,10 +1,12 @@
 //! VNF Package Management (SOL005 v2.6.1 clause 9, API 1.x) under `/vnfpkgm/v1`: the package
 //! resources, content upload (PUT or from a URI; onboarding then runs in the conductor, see
-//! the conductor) and downloads streamed from the package store.
+//! the conductor) and downloads streamed from the package store; subscriptions to package
+//! notifications (delivered by the conductor's notifier, as LCM notifications are).
 
 pub mod common;
 pub mod download;
 pub mod range;
+pub mod subscriptions;
 pub mod vnf_packages;
 
 use actix_web::web;
@@ -37,6 +39,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(
             resource(&format!("{BASE}/{{id}}/artifacts/{{artifact_path:.+}}"))
                 .get(packages::fetch_artifact::fetch_artifact)
+                .finish(),
+        );
+    const SUBSCRIPTIONS: &str = "/vnfpkgm/v1/subscriptions";
+    cfg.service(resource(SUBSCRIPTIONS).get(subscriptions::list::list).post(subscriptions::create::create).finish())
+        .service(
+            resource(&format!("{SUBSCRIPTIONS}/{{id}}"))
+                .get(subscriptions::show::show)
+                .delete(subscriptions::delete::delete)
                 .finish(),
         );
 }

@@ -20,6 +20,7 @@ use solgate_db::repo::notifications;
 use solgate_db::write_transaction;
 
 use super::{db_error, major_of, present, validate};
+use crate::common::callback::{self, Callback};
 use crate::common::{Tenant, list};
 use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
@@ -41,7 +42,7 @@ fn has_verbosity(negotiated: &Negotiated) -> bool {
 
 /// 303 See Other to an existing subscription: `Location`, no body.
 fn see_other(state: &AppState, major: LcmMajor, id: &str) -> HttpResponse {
-    HttpResponse::SeeOther().insert_header((header::LOCATION, state.links.subscription(major.number(), id))).finish()
+    callback::see_other(state.links.subscription(major.number(), id))
 }
 
 fn rendered(state: &AppState, negotiated: &Negotiated, major: LcmMajor, record: &SubscriptionRecord) -> Value {
@@ -59,18 +60,15 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     validate(negotiated, "LccnSubscriptionRequest", &body)?;
     let major = major_of(negotiated)?;
-    let callback_uri = body["callbackUri"].as_str().unwrap_or_default().to_owned();
-    state.outbound.policy().check_uri("callbackUri", &callback_uri).map_err(ApiError::from)?;
-    let authentication = body.get("authentication").filter(|value| !value.is_null()).cloned();
-    let auth = state.callbacks.auth_of(authentication.as_ref()).map_err(ApiError::from)?;
+    let callback = Callback::read(state, &body)?;
+    let callback_uri = callback.uri.clone();
     let verbosity = if has_verbosity(negotiated) { body["verbosity"].as_str().unwrap_or("FULL") } else { "FULL" };
     let filter = body.get("filter").filter(|value| !value.is_null()).cloned();
     let project = tenant.subscription_project().to_owned();
-    // Projects do not share subscriptions: the same request from another project is a new one.
-    let mut dedup_key = notify::dedup_key(&callback_uri, filter.as_ref().unwrap_or(&Value::Null), verbosity);
-    if !project.is_empty() {
-        dedup_key = format!("{project}|{dedup_key}");
-    }
+    let dedup_key = notify::scoped_dedup_key(
+        &project,
+        notify::dedup_key(&callback_uri, filter.as_ref().unwrap_or(&Value::Null), verbosity),
+    );
 
     // A duplicate is answered before the callback is tested: it has passed the test.
     let key = dedup_key.clone();
@@ -78,10 +76,7 @@ pub async fn create(
     if let Some(existing) = existing {
         return Ok(see_other(state, major, &existing.id));
     }
-    state.callbacks.check_uris(&callback_uri, &auth).await.map_err(ApiError::from)?;
-    if state.callbacks.settings().test_callback_uri {
-        state.callbacks.test_callback(&callback_uri, &auth, &negotiated.version()).await.map_err(ApiError::from)?;
-    }
+    callback.verify(state, &negotiated.version()).await?;
 
     let id = uuid::Uuid::new_v4().to_string();
     let mut document = Map::new();
@@ -95,10 +90,7 @@ pub async fn create(
     }
     // Notifications carry the version the subscription was made with (docs/notifications.md).
     document.insert(PRIVATE_KEY.into(), json!({ notify::VERSION_KEY: negotiated.version() }));
-    let mut authentication = authentication;
-    if let Some(clear) = authentication.as_mut() {
-        state.secrets.seal(clear);
-    }
+    let authentication = callback.sealed(state);
     let record = SubscriptionRecord {
         id,
         callback_uri,

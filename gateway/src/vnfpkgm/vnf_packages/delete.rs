@@ -1,5 +1,6 @@
 use actix_web::{HttpResponse, web};
-use solgate_core::packages::{PROCESSING, UPLOADING};
+use solgate_core::notify::pkgm::{self, PkgEvent};
+use solgate_core::packages::{ONBOARDED, PROCESSING, UPLOADING};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::{outbox, vnf_packages};
 use solgate_db::write_transaction;
@@ -10,10 +11,12 @@ use crate::state::AppState;
 use crate::vnfpkgm::common;
 
 /// DELETE /vnfpkgm/v1/vnf_packages/{id}: 204; 409 while ENABLED or IN_USE (Tacker's rule) and,
-/// unlike Tacker, while onboarding runs. The row goes first, the files after the commit.
+/// unlike Tacker, while onboarding runs. The row goes first, the files after the commit;
+/// subscribers hear of it (PKG_DELETE) from the same transaction.
 pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<String>) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let lookup = id.clone();
+    let links = state.links.clone();
     state
         .db(move |conn| {
             write_transaction(conn, |conn| {
@@ -38,6 +41,11 @@ pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<St
                 }
                 vnf_packages::delete(conn, &id)?;
                 outbox::complete(conn, &id)?;
+                // SOL005 v2.6.1 clause 9.5.2.9 reports changes of onboarded packages only (a
+                // package without content has no vnfdId to report).
+                if onboarding == ONBOARDED {
+                    pkgm::enqueue(conn, &links, &record.project, PkgEvent::Deleted { package: &record.body })?;
+                }
                 Ok(())
             })
         })

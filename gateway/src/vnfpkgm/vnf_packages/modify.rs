@@ -1,6 +1,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
 use solgate_core::merge_patch;
+use solgate_core::notify::pkgm::{self, PkgEvent};
 use solgate_core::packages::ONBOARDED;
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
@@ -15,6 +16,8 @@ use crate::vnfpkgm::common;
 /// and/or `userDefinedData`. 200 with a VnfPkgInfoModifications holding only what changed
 /// (python-tackerclient prints that object). 409 when the operational state would not
 /// change, when it is changed before the package is ONBOARDED, or when nothing changes.
+/// A change of the operational state notifies package subscribers (OP_STATE_CHANGE) in the
+/// same transaction.
 pub async fn modify(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -27,6 +30,7 @@ pub async fn modify(
     common::validate(&negotiated, "VnfPkgInfoModifications", &request)?;
     let id = id.into_inner();
     let if_match = etag::if_match(&req, &negotiated.version());
+    let links = state.links.clone();
     let modifications = state
         .db(move |conn| {
             write_transaction(conn, |conn| {
@@ -66,6 +70,10 @@ pub async fn modify(
                 }
                 if !vnf_packages::update(conn, &record, Some(record.row_version))? {
                     return Err(ApiError::conflict(format!("VNF Package {id} was modified concurrently; try again.")));
+                }
+                if changed.contains_key("operationalState") {
+                    let event = PkgEvent::OperationalStateChanged { package: &record.body };
+                    pkgm::enqueue(conn, &links, &record.project, event)?;
                 }
                 Ok(Value::Object(changed))
             })
