@@ -111,8 +111,11 @@ ensure_oidc_provider() {
             || { log "npm could not install oidc-provider"; return 1; }
     fi
     rm -f "$dir/url"
-    SOLGATE_OIDC_HOME="$dir" nohup node "$root/deploy/scripts/oidc-provider.mjs" 0 "$dir/url" >"$dir/server.log" 2>&1 &
-    local pid=$!
+    # Detached (not a child of the caller, whose `wait` must not wait for it).
+    (SOLGATE_OIDC_HOME="$dir" nohup node "$root/deploy/scripts/oidc-provider.mjs" 0 "$dir/url" >"$dir/server.log" 2>&1 </dev/null &
+        echo $! >"$dir/pid")
+    local pid
+    pid=$(cat "$dir/pid")
     local i
     for ((i = 0; i < 80; i++)); do [ -s "$dir/url" ] && break; sleep 0.25; done
     if [ ! -s "$dir/url" ]; then
