@@ -76,7 +76,7 @@ if [ "$mode" = auth ]; then
     start none none serve
     for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "no auth c=$c" show; done
     stop_servers
-    echo "== embedded, SQLite, [auth] mode = oauth2 (every request carries a bearer token, verified each time)"
+    echo "== embedded, SQLite, [auth] mode = oauth2 (every request carries a bearer token; verified once, then cached)"
     start oauth2 oauth2 serve SOLGATE__AUTH__MODE=oauth2 \
         SOLGATE__AUTH__CLIENTS='[{id = "bench", secret = "bench-secret", roles = ["admin"], project = "bench"}]'
     for c in $connections; do "$bin/solgate-bench" --target "$url" --client bench:bench-secret --connections "$c" --duration "$seconds" --label "bearer c=$c" show; done
