@@ -242,6 +242,36 @@ pub enum Vnflcm {
         #[command(flatten)]
         wait: Wait,
     },
+    /// Scale a VNF instance to an instantiation level or to scale levels per aspect (beyond
+    /// python-tackerclient): a ScaleVnfToLevelRequest in PARAM_FILE.
+    ScaleToLevel {
+        vnf_instance: String,
+        param_file: PathBuf,
+        #[command(flatten)]
+        wait: Wait,
+    },
+    /// Change the deployment flavour of a VNF instance (beyond python-tackerclient): a
+    /// ChangeVnfFlavourRequest in PARAM_FILE.
+    ChangeFlavour {
+        vnf_instance: String,
+        param_file: PathBuf,
+        #[command(flatten)]
+        wait: Wait,
+    },
+    /// Start or stop a VNF instance (beyond python-tackerclient).
+    Operate {
+        vnf_instance: String,
+        #[arg(long, value_enum)]
+        change_state_to: OperateState,
+        /// STOPPED only: GRACEFUL or FORCEFUL.
+        #[arg(long, value_enum)]
+        stop_type: Option<TerminationType>,
+        /// Seconds (a GRACEFUL stop only).
+        #[arg(long)]
+        graceful_stop_timeout: Option<u64>,
+        #[command(flatten)]
+        wait: Wait,
+    },
     /// Change the external connectivity of a VNF instance.
     ChangeExtConn {
         vnf_instance: String,
@@ -271,6 +301,13 @@ pub enum Vnflcm {
         #[command(subcommand)]
         command: Subsc,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OperateState {
+    Started,
+    Stopped,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,8 +9,8 @@ use solgate_client::{Api, Client, ListQuery, OpAction, VnfdFormat, WaitOptions};
 
 use crate::Failure;
 use crate::cli::{
-    Artifact, CancelMode, Cli, Command, Format, OperationalState, Package, ScaleType, Subsc, TerminationType, Vnf,
-    VnfdType, Vnflcm, Wait,
+    Artifact, CancelMode, Cli, Command, Format, OperateState, OperationalState, Package, ScaleType, Subsc,
+    TerminationType, Vnf, VnfdType, Vnflcm, Wait,
 };
 use crate::output::{Column, Printer, record_columns, title_case};
 
@@ -339,6 +339,34 @@ impl Context {
                 }
                 let accepted = client.instance_task(&vnf_instance, "heal", Value::Object(body)).await?;
                 let message = format!("Heal request for VNF Instance {vnf_instance} has been accepted");
+                self.after_task(&accepted, &message, wait).await
+            }
+            Vnflcm::ScaleToLevel { vnf_instance, param_file, wait } => {
+                let accepted = client.instance_task(&vnf_instance, "scale_to_level", read_json(&param_file)?).await?;
+                let message = format!("Scale to level request for VNF Instance {vnf_instance} has been accepted");
+                self.after_task(&accepted, &message, wait).await
+            }
+            Vnflcm::ChangeFlavour { vnf_instance, param_file, wait } => {
+                let accepted = client.instance_task(&vnf_instance, "change_flavour", read_json(&param_file)?).await?;
+                let message = format!("Change flavour request for VNF Instance {vnf_instance} has been accepted");
+                self.after_task(&accepted, &message, wait).await
+            }
+            Vnflcm::Operate { vnf_instance, change_state_to, stop_type, graceful_stop_timeout, wait } => {
+                let mut body = json!({"changeStateTo": match change_state_to {
+                    OperateState::Started => "STARTED",
+                    OperateState::Stopped => "STOPPED",
+                }});
+                if let Some(stop_type) = stop_type {
+                    body["stopType"] = json!(match stop_type {
+                        TerminationType::Graceful => "GRACEFUL",
+                        TerminationType::Forceful => "FORCEFUL",
+                    });
+                }
+                if let Some(seconds) = graceful_stop_timeout {
+                    body["gracefulStopTimeout"] = json!(seconds);
+                }
+                let accepted = client.instance_task(&vnf_instance, "operate", body).await?;
+                let message = format!("Operate request for VNF Instance {vnf_instance} has been accepted");
                 self.after_task(&accepted, &message, wait).await
             }
             Vnflcm::ChangeExtConn { vnf_instance, param_file, wait } => {

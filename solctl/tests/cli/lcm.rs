@@ -126,6 +126,20 @@ async fn every_command(major: &str) {
     assert_eq!(scale_in["Operation"], "SCALE");
     let heal = run(with(&["vnflcm", "heal", &id, "--cause", "test", "--wait"], &[])).await;
     assert!(heal.stdout.contains("HEAL ended COMPLETED"), "{heal:?}");
+    // Beyond python-tackerclient: scale to level, operate, change flavour.
+    let level = server.file("level.json", r#"{"scaleInfo": [{"aspectId": "VDU1_scale", "scaleLevel": 1}]}"#);
+    let leveled = run(with(&["vnflcm", "scale-to-level", &id, level.to_str().unwrap(), "--wait"], &[])).await;
+    assert!(leveled.stdout.contains("SCALE_TO_LEVEL ended COMPLETED"), "{leveled:?}");
+    let stopped = run(with(
+        &["vnflcm", "operate", &id, "--change-state-to", "STOPPED", "--stop-type", "FORCEFUL", "--wait"],
+        &[],
+    ))
+    .await;
+    assert!(stopped.stdout.contains("OPERATE ended COMPLETED"), "{stopped:?}");
+    let shown = run(with(&["vnflcm", "show", &id], &["-f", "json"])).await.json();
+    assert!(shown.to_string().contains("STOPPED"), "{shown}");
+    let started = run(with(&["vnflcm", "operate", &id, "--change-state-to", "STARTED", "--wait"], &[])).await;
+    assert!(started.stdout.contains("OPERATE ended COMPLETED"), "{started:?}");
     let ext = server.file("ext.json", if major == "1" { EXT_V1 } else { EXT_V2 });
     let changed = run(with(&["vnflcm", "change-ext-conn", &id, ext.to_str().unwrap(), "--wait"], &[])).await;
     assert!(changed.stdout.contains("CHANGE_EXT_CONN ended COMPLETED"), "{changed:?}");
@@ -141,6 +155,10 @@ async fn every_command(major: &str) {
             server.solctl(&["--api-version", "1", "vnflcm", "change-vnfpkg", &id, ext.to_str().unwrap()]).await;
         assert_eq!(refused.code, 2, "{refused:?}");
     }
+
+    let flavour = server.file("flavour.json", r#"{"newFlavourId": "small"}"#);
+    let changed = run(with(&["vnflcm", "change-flavour", &id, flavour.to_str().unwrap(), "--wait"], &[])).await;
+    assert!(changed.stdout.contains("CHANGE_FLAVOUR ended COMPLETED"), "{changed:?}");
 
     // operation occurrences
     let ops = run(with(&["vnflcm", "op", "list", "--filter", &format!("(eq,vnfInstanceId,{id})")], &["-f", "json"]))
