@@ -80,7 +80,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             {
                 print!("{text}");
             }
-            let problems = if defaults { Vec::new() } else { settings.file_problems() };
+            let problems = if defaults {
+                Vec::new()
+            } else {
+                let mut problems = settings.file_problems();
+                problems.extend(settings.auth_problems());
+                problems
+            };
             if problems.is_empty() {
                 return Ok(());
             }
@@ -90,7 +96,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     eprintln!("error: {problem}");
                 }
             }
-            anyhow::bail!("{} problem(s) with the files the settings name", problems.len())
+            anyhow::bail!("{} problem(s) with the settings or the files they name", problems.len())
         }
         Command::Migrate(flags) => {
             flags.apply(&mut settings);

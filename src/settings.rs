@@ -232,6 +232,19 @@ impl Settings {
         found
     }
 
+    /// What would stop `[auth]` from working (`check-config`): clients, issuers, the Keystone
+    /// settings and the policy file, checked as the server checks them at start.
+    pub fn auth_problems(&self) -> Vec<String> {
+        let outbound = match solgate_core::egress::Outbound::new(&self.tls, &self.egress) {
+            Ok(outbound) => outbound,
+            Err(error) => return vec![format!("tls/egress: {error}")],
+        };
+        match solgate_gateway::auth::Authenticator::new(&self.auth, Vec::new(), &outbound) {
+            Ok(_) => Vec::new(),
+            Err(error) => vec![error],
+        }
+    }
+
     /// The database URL in effect: the configured one, or SQLite in the data directory.
     pub fn database_url(&self) -> String {
         if self.database.url.is_empty() {
@@ -323,6 +336,22 @@ mod tests {
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn check_config_reports_auth_settings_the_server_would_refuse() {
+        let settings = Settings::load(None, env(&[])).unwrap();
+        assert!(settings.auth_problems().is_empty(), "the defaults are fine");
+        let keystone = Settings::load(None, env(&[("SOLGATE__AUTH__MODE", "keystone")])).unwrap();
+        let problems = keystone.auth_problems();
+        assert!(problems.iter().any(|problem| problem.contains("auth.keystone.auth_url")), "{problems:?}");
+        let projectless = Settings::load(
+            None,
+            env(&[("SOLGATE__AUTH__CLIENTS", r#"[{id = "c", secret = "s", roles = ["member"]}]"#)]),
+        )
+        .unwrap();
+        let problems = projectless.auth_problems();
+        assert!(problems.iter().any(|problem| problem.contains("needs a project")), "{problems:?}");
     }
 
     #[test]
