@@ -129,7 +129,13 @@ fn rule_name(method: &Method, path: &str) -> Option<String> {
         ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
         _ => "os_nfv_orchestration_api",
     };
-    Some(format!("{prefix}:{}:{}", target.resource, target.action))
+    // Package subscriptions would share v1 LCM subscriptions' names (Tacker has no package
+    // subscriptions to follow): a name of their own, so a policy file can tell them apart.
+    let resource = match (target.api, target.resource) {
+        ("vnfpkgm", "subscriptions") => "vnf_package_subscriptions",
+        (_, resource) => resource,
+    };
+    Some(format!("{prefix}:{resource}:{}", target.action))
 }
 
 #[cfg(test)]
@@ -167,6 +173,14 @@ mod tests {
         assert_eq!(
             rule(Method::DELETE, "/vnflcm/v2/subscriptions/s").unwrap().0,
             "os_nfv_orchestration_api_v2:subscriptions:delete"
+        );
+        assert_eq!(
+            rule(Method::POST, "/vnfpkgm/v1/subscriptions").unwrap().0,
+            "os_nfv_orchestration_api:vnf_package_subscriptions:create"
+        );
+        assert_eq!(
+            rule(Method::POST, "/vnflcm/v1/subscriptions").unwrap().0,
+            "os_nfv_orchestration_api:subscriptions:create"
         );
         assert_eq!(rule(Method::GET, "/vnflcm/api_versions").unwrap().1, Role::Reader);
         assert_eq!(rule(Method::GET, "/healthz"), None);
