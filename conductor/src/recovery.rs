@@ -1,17 +1,24 @@
-//! Heartbeats and recovery. Each conductor records a heartbeat; an operation left in
-//! STARTING / PROCESSING / ROLLING_BACK by a conductor whose heartbeat stopped is moved on
-//! per SOL003 (STARTING → ROLLED_BACK, PROCESSING / ROLLING_BACK → FAILED_TEMP) with an
-//! error, and a notification. Operations of live conductors are never touched (Tacker
-//! flips every such operation at start-up, even those of live peers).
+//! Heartbeats and recovery. Each conductor records a heartbeat; an operation left by a
+//! conductor whose heartbeat stopped is taken on: one still in STARTING never began (a
+//! conductor does nothing on the VIM before it moves the operation to PROCESSING), so its
+//! work is queued again and a live conductor runs it — up to [`MAX_RESUMES`] times, then it
+//! is ROLLED_BACK as Tacker does; PROCESSING / ROLLING_BACK → FAILED_TEMP with an error and
+//! a notification. Operations of live conductors are never touched (Tacker flips every such
+//! operation at start-up, even those of live peers).
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::json;
+use solgate_core::PRIVATE_KEY;
 use solgate_core::lifecycle::StateChange;
-use solgate_core::op_occ::{FAILED_TEMP, ROLLED_BACK, STARTING};
+use solgate_core::op_occ::{ACTION_START, FAILED_TEMP, ROLLED_BACK, STARTING};
+use solgate_core::work::{WorkKind, kind_name};
 use solgate_db::repo::conductors;
 use solgate_db::repo::lcm::{self, LcmMajor};
+use solgate_db::repo::outbox;
 use solgate_db::repo::to_text;
+use solgate_db::write_transaction;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ConductorContext, ConductorError};
@@ -51,6 +58,15 @@ pub async fn recover_once(ctx: &ConductorContext) -> Result<usize, ConductorErro
     for (major, mut op) in orphans {
         let dead_owner = op.owner.clone();
         let previous = op.state().to_owned();
+        let resumes = op.body[PRIVATE_KEY]["resumes"].as_u64().unwrap_or(0);
+        if previous == STARTING && resumes < MAX_RESUMES {
+            if resume(ctx, major, op.clone(), dead_owner.clone(), resumes + 1).await? {
+                recovered += 1;
+                tracing::warn!(op = %op.id, dead_conductor = ?dead_owner, resumes = resumes + 1,
+                    "an operation a dead conductor had not begun is queued again");
+            }
+            continue;
+        }
         let target = if previous == STARTING { ROLLED_BACK } else { FAILED_TEMP };
         let change = StateChange::to(target).with_error(500, "Failure due to conductor processing error.");
         if ctx.machine.transition(major, &mut op, dead_owner.as_deref(), change, None).await? {
@@ -59,6 +75,39 @@ pub async fn recover_once(ctx: &ConductorContext) -> Result<usize, ConductorErro
         }
     }
     Ok(recovered)
+}
+
+/// A STARTING operation is queued again at most this often (a conductor that dies on it
+/// every time must not make it loop forever); then it is ROLLED_BACK.
+pub const MAX_RESUMES: u64 = 3;
+
+/// Gives a dead conductor's STARTING operation back to the queue: no owner, its start
+/// pending again and a new outbox row (the relay publishes it), in one transaction that
+/// holds only while the dead owner still has it in STARTING.
+async fn resume(
+    ctx: &ConductorContext,
+    major: LcmMajor,
+    mut op: lcm::OpOccRecord,
+    dead_owner: Option<String>,
+    resumes: u64,
+) -> Result<bool, ConductorError> {
+    if !op.body.get(PRIVATE_KEY).is_some_and(serde_json::Value::is_object) {
+        op.body[PRIVATE_KEY] = json!({});
+    }
+    op.body[PRIVATE_KEY]["resumes"] = json!(resumes);
+    op.owner = None;
+    op.lease_expires_at = None;
+    op.pending_action = Some(ACTION_START.to_owned());
+    ctx.db_run(move |conn| {
+        write_transaction(conn, |conn| {
+            if !lcm::update_op_guarded(conn, major, &op, dead_owner.as_deref(), STARTING)? {
+                return Ok(false);
+            }
+            outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &op.id, major.number())?;
+            Ok(true)
+        })
+    })
+    .await
 }
 
 pub async fn run(ctx: Arc<ConductorContext>, stop: CancellationToken) {

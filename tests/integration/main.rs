@@ -6,6 +6,7 @@
 mod helpers;
 mod lcm_support;
 mod processes;
+mod recovery;
 
 mod api_versions;
 mod auth;
