@@ -68,7 +68,20 @@ pub async fn recover_once(ctx: &ConductorContext) -> Result<usize, ConductorErro
             continue;
         }
         let target = if previous == STARTING { ROLLED_BACK } else { FAILED_TEMP };
-        let change = StateChange::to(target).with_error(500, "Failure due to conductor processing error.");
+        let who = dead_owner.as_deref().unwrap_or("unknown");
+        // Say what happened instead of Tacker's "Failure due to conductor processing error.".
+        let detail = if previous == STARTING {
+            format!(
+                "Conductors stopped {resumes} times before the operation began (the last was {who}); it was \
+                 not tried again."
+            )
+        } else {
+            format!(
+                "Conductor {who} stopped while the operation was {previous}; what it had done on the VIM is \
+                 unknown, so it was not continued: retry or roll back the operation."
+            )
+        };
+        let change = StateChange::to(target).with_error(500, &detail);
         if ctx.machine.transition(major, &mut op, dead_owner.as_deref(), change, None).await? {
             recovered += 1;
             tracing::warn!(op = %op.id, from = %previous, to = %target, dead_conductor = ?dead_owner, "recovered an operation of a dead conductor");

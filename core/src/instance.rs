@@ -79,7 +79,10 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
         info.insert("scaleStatus".into(), json!(scale_status));
         info.insert("maxScaleLevels".into(), json!(max_levels));
     }
-    info.insert("extCpInfo".into(), json!(ext_cp_info));
+    // 1..N in SOL003: a flavour that exposes no external CP has none to list, so none at all.
+    if !ext_cp_info.is_empty() {
+        info.insert("extCpInfo".into(), json!(ext_cp_info));
+    }
     if !ext_virtual_link_info.is_empty() {
         info.insert("extVirtualLinkInfo".into(), json!(ext_virtual_link_info));
     }

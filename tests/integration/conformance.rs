@@ -313,3 +313,18 @@ async fn each_version_serves_its_own_openapi_description() {
     let packages = send(app.get("/vnfpkgm/v1/openapi.json")).await.json();
     assert!(packages["paths"]["/vnf_packages/{vnfPkgId}/vnfd"]["get"].is_object());
 }
+
+/// A flavour that exposes no external CP (the sample's `small`) has no `extCpInfo` at all:
+/// SOL003 allows 1..N entries, never an empty list (checked by `send`).
+#[tokio::test]
+async fn a_flavour_without_external_cps_lists_none() {
+    let app = TestApp::spawn().await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "no-ext-cps").await;
+    wait_op(&app, &task(&app, &id, "instantiate", json!({"flavourId": "simple"})).await, &["COMPLETED"]).await;
+    assert!(show_instance(&app, &id).await["instantiatedVnfInfo"]["extCpInfo"].is_array());
+    wait_op(&app, &task(&app, &id, "change_flavour", json!({"newFlavourId": "small"})).await, &["COMPLETED"]).await;
+    let info = show_instance(&app, &id).await["instantiatedVnfInfo"].clone();
+    assert_eq!(info["flavourId"], "small");
+    assert!(info.get("extCpInfo").is_none(), "{info}");
+}
