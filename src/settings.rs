@@ -36,6 +36,8 @@ pub struct Settings {
     pub egress: EgressSettings,
     /// The key that seals stored credentials (VIM, subscription, package source).
     pub secrets: solgate_core::secrets::SecretSettings,
+    /// The NFVO: local grants, or an external NFVO's Grant interface (docs/nfvo.md).
+    pub nfvo: solgate_conductor::nfvo::NfvoSettings,
     /// Inbound authentication and authorization (docs/security.md).
     pub auth: solgate_gateway::auth::AuthSettings,
     pub log: LogSettings,
@@ -172,6 +174,7 @@ impl Settings {
         {
             return Err(invalid("query", "every limit must be positive".into()));
         }
+        self.nfvo.validate().map_err(|message| invalid("nfvo", message))?;
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));
         }

@@ -239,6 +239,7 @@ impl Application {
         // One per process: the callback tests of the gateway and the delivery worker of the
         // conductor share its connections and OAuth 2.0 tokens.
         let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone(), &outbound)?);
+        let nfvo = solgate_conductor::nfvo::GrantClient::new(&settings.nfvo, &outbound)?.map(Arc::new);
         let stop = CancellationToken::new();
         let conductor = match (role.runs_conductor(), consumer) {
             (true, Some(consumer)) => {
@@ -260,6 +261,7 @@ impl Application {
                     outbound: outbound.clone(),
                     secrets: secrets.clone(),
                     machine: machine.clone(),
+                    nfvo: nfvo.clone(),
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
                 let stop = stop.clone();

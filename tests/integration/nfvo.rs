@@ -1,0 +1,408 @@
+//! Working beside an external NFVO (`[nfvo] mode = "external"`): a test NFVO on a real
+//! socket speaks the SOL003 Grant interface (`POST /grant/v1/grants` → 201 Grant, or 202 +
+//! `Location` then GET; 403 with ProblemDetails) and records what solgate sends.
+
+use std::sync::{Arc, Mutex};
+
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use reqwest::Method;
+use serde_json::{Value, json};
+use solgate_conductor::nfvo::{NfvoAuthType, NfvoMode, NfvoSettings};
+
+use crate::helpers::{Db, TestApp, send};
+use crate::lcm_support::*;
+
+/// How the test NFVO answers a grant request.
+#[derive(Clone, Copy)]
+enum Decision {
+    /// 201 Grant.
+    Grant,
+    /// 202 + Location; GET answers 202 this many times, then 200 Grant.
+    Later(u32),
+    /// 403 ProblemDetails.
+    Reject,
+}
+
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    authorization: String,
+    version: String,
+    body: Value,
+}
+
+struct NfvoState {
+    decision: Decision,
+    seen: Vec<Seen>,
+    /// Asynchronous grants: id → (polls left, grant).
+    pending: Vec<(String, u32, Value)>,
+}
+
+struct TestNfvo {
+    port: u16,
+    state: Arc<Mutex<NfvoState>>,
+    handle: Mutex<Option<actix_web::dev::ServerHandle>>,
+}
+
+const REJECTION: &str = "No capacity left for VDU1 in zone A.";
+const GRANTED_VIM: &str = "nfvo-vim";
+const GRANTED_SECRET: &str = "granted-vim-password";
+
+/// The Grant for a request: every requested resource granted on the NFVO's VIM, in zone A.
+fn grant_for(request: &Value) -> Value {
+    let id = uuid::Uuid::new_v4().to_string();
+    let infos = |key: &str| -> Vec<Value> {
+        request[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|resource| {
+                json!({"resourceDefinitionId": resource["id"], "vimConnectionId": GRANTED_VIM, "zoneId": "zone-a"})
+            })
+            .collect()
+    };
+    json!({
+        "id": id,
+        "vnfInstanceId": request["vnfInstanceId"],
+        "vnfLcmOpOccId": request["vnfLcmOpOccId"],
+        "vimConnectionInfo": {
+            GRANTED_VIM: {
+                "vimId": "vim-from-the-nfvo",
+                "vimType": "SOLGATE.LOCAL.V_1",
+                "accessInfo": {"username": "nfv", "password": GRANTED_SECRET},
+            }
+        },
+        "zones": [{"id": "zone-a", "zoneId": "az-1", "vimConnectionId": GRANTED_VIM}],
+        "addResources": infos("addResources"),
+        "removeResources": infos("removeResources"),
+        "_links": {
+            "self": {"href": format!("http://nfvo/grant/v1/grants/{id}")},
+            "vnfLcmOpOcc": request["_links"]["vnfLcmOpOcc"],
+            "vnfInstance": request["_links"]["vnfInstance"],
+        },
+    })
+}
+
+async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<NfvoState>>) -> HttpResponse {
+    let header =
+        |name: &str| req.headers().get(name).and_then(|value| value.to_str().ok()).unwrap_or_default().to_owned();
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let mut state = state.lock().unwrap();
+    state.seen.push(Seen {
+        method: req.method().to_string(),
+        path: req.path().to_owned(),
+        authorization: header("authorization"),
+        version: header("version"),
+        body: body.clone(),
+    });
+    if req.method() == actix_web::http::Method::POST && req.path() == "/grant/v1/grants" {
+        let grant = grant_for(&body);
+        let location = format!("/grant/v1/grants/{}", grant["id"].as_str().unwrap());
+        return match state.decision {
+            Decision::Grant => HttpResponse::Created().insert_header(("Location", location)).json(grant),
+            Decision::Later(polls) => {
+                state.pending.push((grant["id"].as_str().unwrap().to_owned(), polls, grant));
+                HttpResponse::Accepted()
+                    .insert_header(("Location", location))
+                    .insert_header(("Retry-After", "0"))
+                    .finish()
+            }
+            Decision::Reject => HttpResponse::Forbidden()
+                .content_type("application/problem+json")
+                .json(json!({"status": 403, "title": "Forbidden", "detail": REJECTION})),
+        };
+    }
+    if req.method() == actix_web::http::Method::GET
+        && let Some(id) = req.path().strip_prefix("/grant/v1/grants/")
+        && let Some(entry) = state.pending.iter_mut().find(|(pending, _, _)| pending == id)
+    {
+        if entry.1 > 0 {
+            entry.1 -= 1;
+            return HttpResponse::Accepted().insert_header(("Retry-After", "0")).finish();
+        }
+        return HttpResponse::Ok().json(entry.2.clone());
+    }
+    HttpResponse::NotFound().json(json!({"status": 404, "detail": "unknown"}))
+}
+
+impl TestNfvo {
+    fn start(decision: Decision) -> TestNfvo {
+        let state = Arc::new(Mutex::new(NfvoState { decision, seen: Vec::new(), pending: Vec::new() }));
+        let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None) };
+        let port = nfvo.serve(0);
+        TestNfvo { port, ..nfvo }
+    }
+
+    fn serve(&self, port: u16) -> u16 {
+        let data = web::Data::from(self.state.clone());
+        let server = HttpServer::new(move || App::new().app_data(data.clone()).default_service(web::to(serve_grant)))
+            .workers(1)
+            .shutdown_timeout(0)
+            .bind(("127.0.0.1", port))
+            .unwrap();
+        let port = server.addrs()[0].port();
+        let server = server.run();
+        *self.handle.lock().unwrap() = Some(server.handle());
+        tokio::spawn(server);
+        port
+    }
+
+    async fn stop(&self) {
+        let handle = self.handle.lock().unwrap().take();
+        if let Some(handle) = handle {
+            handle.stop(false).await;
+        }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn decide(&self, decision: Decision) {
+        self.state.lock().unwrap().decision = decision;
+    }
+
+    /// The grant requests received so far (POSTs), and forgets everything seen.
+    fn take_requests(&self) -> (Vec<Seen>, Vec<Seen>) {
+        let seen = std::mem::take(&mut self.state.lock().unwrap().seen);
+        seen.into_iter().partition(|seen| seen.method == "POST")
+    }
+}
+
+async fn app_with(db: Db, nfvo: &TestNfvo) -> Option<TestApp> {
+    let endpoint = nfvo.endpoint();
+    TestApp::spawn_on(db, move |settings| {
+        settings.nfvo = NfvoSettings {
+            mode: NfvoMode::External,
+            endpoint,
+            allow_http: true,
+            auth_type: NfvoAuthType::Basic,
+            user_name: "vnfm".into(),
+            password: "vnfm-password".into(),
+            timeout_secs: 5,
+            grant_timeout_secs: 20,
+            ..NfvoSettings::default()
+        };
+    })
+    .await
+}
+
+/// The COMPUTE resources of a grant request, as (vduId, resourceTemplateId) pairs, sorted.
+fn computes(request: &Value, key: &str) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = request[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|resource| resource["type"] == "COMPUTE")
+        .map(|resource| {
+            assert!(resource["id"].as_str().is_some_and(|id| !id.is_empty()), "{resource}");
+            (
+                resource["vduId"].as_str().unwrap().to_owned(),
+                resource["resourceTemplateId"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+fn pairs(list: &[(&str, usize)]) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = list
+        .iter()
+        .flat_map(|(vdu, count)| std::iter::repeat_n(((*vdu).to_owned(), (*vdu).to_owned()), *count))
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+async fn post_task(app: &TestApp, op_url: &str, task: &str) {
+    let path = format!("{}/{task}", op_url.trim_start_matches(&app.address));
+    let reply = send(app.request(Method::POST, &path).header("Version", "2.0.0")).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+}
+
+#[tokio::test]
+async fn sqlite_grants_for_instantiate_scale_and_terminate() {
+    grants_for_instantiate_scale_and_terminate(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn postgres_grants_for_instantiate_scale_and_terminate() {
+    grants_for_instantiate_scale_and_terminate(Db::Postgres).await;
+}
+
+async fn grants_for_instantiate_scale_and_terminate(db: Db) {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let Some(app) = app_with(db, &nfvo).await else { return };
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "granted").await;
+
+    // Instantiate at level 2: one GrantRequest adding VDU1 ×3 and VDU2 ×1.
+    let body = json!({"flavourId": "simple", "instantiationLevelId": "instantiation_level_2"});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1, "one grant request: {posts:?}");
+    let request = &posts[0];
+    assert_eq!(request.path, "/grant/v1/grants");
+    assert_eq!(request.version, "1.4.0");
+    assert!(request.authorization.starts_with("Basic "), "HTTP Basic towards the NFVO: {:?}", request.authorization);
+    let body = &request.body;
+    assert_eq!(body["operation"], "INSTANTIATE");
+    assert_eq!(body["vnfInstanceId"], json!(id));
+    assert_eq!(body["vnfLcmOpOccId"], op["id"]);
+    assert_eq!(body["vnfdId"], json!(vnfd_id));
+    assert_eq!(body["flavourId"], "simple");
+    assert_eq!(body["instantiationLevelId"], "instantiation_level_2");
+    assert_eq!(body["isAutomaticInvocation"], false);
+    assert_eq!(body["_links"]["vnfLcmOpOcc"]["href"], json!(op_url));
+    assert_eq!(computes(body, "addResources"), pairs(&[("VDU1", 3), ("VDU2", 1)]), "{body}");
+    assert!(body.get("removeResources").is_none(), "{body}");
+    assert_eq!(op["grantId"].as_str().unwrap().len(), 36, "the NFVO's grant id: {op}");
+
+    // The VIM from the grant is used and recorded; its credentials never leave.
+    let reply = send(v2(&app, Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"))).await;
+    assert!(!reply.text.contains(GRANTED_SECRET), "{}", reply.text);
+    let instance = reply.json();
+    assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo", "{instance}");
+    let vnfcs = instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap().clone();
+    assert_eq!(vnfcs.len(), 4);
+    for vnfc in &vnfcs {
+        assert_eq!(vnfc["computeResource"]["vimConnectionId"], GRANTED_VIM, "{vnfc}");
+    }
+
+    // Scale out by one step: one VDU1 added.
+    let op_url =
+        task(&app, &id, "scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale", "numberOfSteps": 1})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body["operation"], "SCALE");
+    assert_eq!(computes(&posts[0].body, "addResources"), pairs(&[("VDU1", 1)]));
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(vnfc_count(&instance, "VDU1"), 4);
+
+    // Scale in by two: two VDU1 removed, each named by its VIM resource.
+    let op_url =
+        task(&app, &id, "scale", json!({"type": "SCALE_IN", "aspectId": "VDU1_scale", "numberOfSteps": 2})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    let body = &posts[0].body;
+    assert_eq!(computes(body, "removeResources"), pairs(&[("VDU1", 2)]));
+    let known: Vec<&Value> = instance["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|vnfc| &vnfc["computeResource"]["resourceId"])
+        .collect();
+    for removed in body["removeResources"].as_array().unwrap() {
+        assert!(known.contains(&&removed["resource"]["resourceId"]), "a VNFC of the instance: {removed}");
+    }
+    assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 2);
+
+    // Terminate: every VNFC removed.
+    let op_url = task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body["operation"], "TERMINATE");
+    assert_eq!(computes(&posts[0].body, "removeResources"), pairs(&[("VDU1", 2), ("VDU2", 1)]));
+    assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
+}
+
+#[tokio::test]
+async fn an_asynchronous_grant_is_polled_until_decided() {
+    let nfvo = TestNfvo::start(Decision::Later(2));
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "async").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, polls) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(polls.len(), 3, "two 202s, then the Grant: {polls:?}");
+    let grant_path = format!("/grant/v1/grants/{}", op["grantId"].as_str().unwrap());
+    assert!(polls.iter().all(|poll| poll.path == grant_path && poll.authorization.starts_with("Basic ")));
+    assert_eq!(show_instance(&app, &id).await["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo");
+}
+
+#[tokio::test]
+async fn a_rejected_grant_rolls_back_with_the_nfvo_detail() {
+    let nfvo = TestNfvo::start(Decision::Reject);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "rejected").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
+    assert_eq!(op["error"]["status"], 403, "{op}");
+    assert_eq!(op["error"]["detail"], REJECTION, "{op}");
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(instance["instantiationState"], "NOT_INSTANTIATED");
+    assert!(instance.get("instantiatedVnfInfo").is_none(), "nothing was created: {instance}");
+    assert_eq!(nfvo.take_requests().0.len(), 1);
+}
+
+#[tokio::test]
+async fn an_unreachable_nfvo_fails_temporarily_and_retry_completes() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "unreachable").await;
+    nfvo.stop().await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["status"], 503, "{op}");
+    assert!(op["error"]["detail"].as_str().unwrap().contains("The NFVO cannot be reached"), "{op}");
+    assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
+
+    // Back on the same port: the retry asks for the grant and completes.
+    nfvo.serve(nfvo.port);
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    post_task(&app, &op_url, "retry").await;
+    let op = wait_op_after(&app, &op_url, &["COMPLETED", "FAILED_TEMP"], &since).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert!(op.get("error").is_none(), "{op}");
+    assert_eq!(nfvo.take_requests().0.len(), 1);
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(instance["instantiationState"], "INSTANTIATED");
+    assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo");
+}
+
+#[tokio::test]
+async fn a_retried_operation_does_not_ask_twice() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "retried").await;
+    // The VIM fails once after the grant: FAILED_TEMP, then retry → COMPLETED on the stored grant.
+    let body =
+        json!({"flavourId": "simple", "additionalParams": {"localVim": {"failAt": "create_vnfc", "failAttempts": 1}}});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    nfvo.decide(Decision::Reject);
+    post_task(&app, &op_url, "retry").await;
+    let op = wait_op_after(&app, &op_url, &["COMPLETED", "FAILED_TEMP"], &since).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(nfvo.take_requests().0.len(), 1, "the grant was asked once");
+    let instance = show_instance(&app, &id).await;
+    for vnfc in instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap() {
+        assert_eq!(vnfc["computeResource"]["vimConnectionId"], GRANTED_VIM, "{vnfc}");
+    }
+}
