@@ -21,6 +21,8 @@ enum Decision {
     Later(u32),
     /// 403 ProblemDetails.
     Reject,
+    /// 202 + Location; GET answers 202 (Retry-After: 1) for ever.
+    Never,
 }
 
 #[derive(Debug, Clone)]
@@ -37,6 +39,9 @@ struct NfvoState {
     seen: Vec<Seen>,
     /// Asynchronous grants: id → (polls left, grant).
     pending: Vec<(String, u32, Value)>,
+    /// OAuth 2.0: tokens issued by `/token`; grant requests must carry the last one.
+    tokens_issued: u32,
+    oauth: bool,
 }
 
 struct TestNfvo {
@@ -87,8 +92,23 @@ fn grant_for(request: &Value) -> Value {
 async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<NfvoState>>) -> HttpResponse {
     let header =
         |name: &str| req.headers().get(name).and_then(|value| value.to_str().ok()).unwrap_or_default().to_owned();
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let body: Value =
+        serde_json::from_slice(&body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into()));
     let mut state = state.lock().unwrap();
+    if req.path() == "/token" {
+        state.tokens_issued += 1;
+        let token = format!("nfvo-token-{}", state.tokens_issued);
+        let expected = format!("Basic {}", base64_encode("vnfm-client:vnfm-client-secret"));
+        if header("authorization") != expected
+            || !String::from_utf8_lossy(&body_text(&body)).contains("client_credentials")
+        {
+            return HttpResponse::Unauthorized().json(json!({"error": "invalid_client"}));
+        }
+        return HttpResponse::Ok().json(json!({"access_token": token, "token_type": "Bearer", "expires_in": 3600}));
+    }
+    if state.oauth && header("authorization") != format!("Bearer nfvo-token-{}", state.tokens_issued) {
+        return HttpResponse::Unauthorized().json(json!({"status": 401, "detail": "a valid token is needed"}));
+    }
     state.seen.push(Seen {
         method: req.method().to_string(),
         path: req.path().to_owned(),
@@ -108,6 +128,13 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
                     .insert_header(("Retry-After", "0"))
                     .finish()
             }
+            Decision::Never => {
+                state.pending.push((grant["id"].as_str().unwrap().to_owned(), u32::MAX, grant));
+                HttpResponse::Accepted()
+                    .insert_header(("Location", location))
+                    .insert_header(("Retry-After", "1"))
+                    .finish()
+            }
             Decision::Reject => HttpResponse::Forbidden()
                 .content_type("application/problem+json")
                 .json(json!({"status": 403, "title": "Forbidden", "detail": REJECTION})),
@@ -117,6 +144,9 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
         && let Some(id) = req.path().strip_prefix("/grant/v1/grants/")
         && let Some(entry) = state.pending.iter_mut().find(|(pending, _, _)| pending == id)
     {
+        if entry.1 == u32::MAX {
+            return HttpResponse::Accepted().insert_header(("Retry-After", "1")).finish();
+        }
         if entry.1 > 0 {
             entry.1 -= 1;
             return HttpResponse::Accepted().insert_header(("Retry-After", "0")).finish();
@@ -128,7 +158,13 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
 
 impl TestNfvo {
     fn start(decision: Decision) -> TestNfvo {
-        let state = Arc::new(Mutex::new(NfvoState { decision, seen: Vec::new(), pending: Vec::new() }));
+        let state = Arc::new(Mutex::new(NfvoState {
+            decision,
+            seen: Vec::new(),
+            pending: Vec::new(),
+            tokens_issued: 0,
+            oauth: false,
+        }));
         let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None) };
         let port = nfvo.serve(0);
         TestNfvo { port, ..nfvo }
@@ -170,7 +206,20 @@ impl TestNfvo {
     }
 }
 
+fn base64_encode(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+fn body_text(body: &Value) -> Vec<u8> {
+    body.as_str().map(|text| text.as_bytes().to_vec()).unwrap_or_default()
+}
+
 async fn app_with(db: Db, nfvo: &TestNfvo) -> Option<TestApp> {
+    app_configured(db, nfvo, |_| {}).await
+}
+
+async fn app_configured(db: Db, nfvo: &TestNfvo, configure: impl FnOnce(&mut NfvoSettings)) -> Option<TestApp> {
     let endpoint = nfvo.endpoint();
     TestApp::spawn_on(db, move |settings| {
         settings.nfvo = NfvoSettings {
@@ -184,6 +233,7 @@ async fn app_with(db: Db, nfvo: &TestNfvo) -> Option<TestApp> {
             grant_timeout_secs: 20,
             ..NfvoSettings::default()
         };
+        configure(&mut settings.nfvo);
     })
     .await
 }
@@ -381,6 +431,19 @@ async fn an_unreachable_nfvo_fails_temporarily_and_retry_completes() {
     let instance = show_instance(&app, &id).await;
     assert_eq!(instance["instantiationState"], "INSTANTIATED");
     assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo");
+
+    // Unreachable again, and this time the client gives up: rollback ends ROLLED_BACK
+    // without asking the NFVO.
+    nfvo.stop().await;
+    let id = create_instance(&app, &vnfd_id, "given-up").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    post_task(&app, &op_url, "rollback").await;
+    let op = wait_op_after(&app, &op_url, &["ROLLED_BACK", "FAILED_TEMP"], &since).await;
+    assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
+    assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
 }
 
 #[tokio::test]
@@ -405,4 +468,71 @@ async fn a_retried_operation_does_not_ask_twice() {
     for vnfc in instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap() {
         assert_eq!(vnfc["computeResource"]["vimConnectionId"], GRANTED_VIM, "{vnfc}");
     }
+}
+
+#[tokio::test]
+async fn oauth2_client_credentials_towards_the_nfvo() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    nfvo.state.lock().unwrap().oauth = true;
+    let token_endpoint = format!("{}/token", nfvo.endpoint());
+    let app = app_configured(Db::Sqlite, &nfvo, move |nfvo| {
+        nfvo.auth_type = NfvoAuthType::Oauth2;
+        nfvo.token_endpoint = token_endpoint;
+        nfvo.client_id = "vnfm-client".into();
+        nfvo.client_password = "vnfm-client-secret".into();
+    })
+    .await
+    .unwrap();
+    let vnfd_id = install_sample_package(&app);
+    for name in ["first", "second"] {
+        let id = create_instance(&app, &vnfd_id, name).await;
+        let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+        let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+        assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    }
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 2);
+    assert!(posts.iter().all(|post| post.authorization == "Bearer nfvo-token-1"), "{posts:?}");
+    assert_eq!(nfvo.state.lock().unwrap().tokens_issued, 1, "the token is cached");
+}
+
+#[tokio::test]
+async fn an_undecided_grant_times_out_into_failed_temp() {
+    let nfvo = TestNfvo::start(Decision::Never);
+    let app = app_configured(Db::Sqlite, &nfvo, |nfvo| nfvo.grant_timeout_secs = 2).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "undecided").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert!(op["error"]["detail"].as_str().unwrap().contains("nfvo.grant_timeout_secs"), "{op}");
+}
+
+#[tokio::test]
+async fn v1_instantiate_asks_the_nfvo_and_records_its_vim_as_an_array() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let v1 = |method: Method, path: &str| {
+        app.request(method, &format!("/vnflcm/v1{path}")).header("Accept", "application/json")
+    };
+    let reply =
+        send(v1(Method::POST, "/vnf_instances").json(&json!({"vnfdId": vnfd_id, "vnfInstanceName": "r2"}))).await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    let id = reply.json()["id"].as_str().unwrap().to_owned();
+    let reply = send(v1(Method::POST, &format!("/vnf_instances/{id}/instantiate")).json(&instantiate_body())).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let op_url = reply.header("location").unwrap().to_owned();
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body["operation"], "INSTANTIATE");
+    assert!(posts[0].body["_links"]["vnfLcmOpOcc"]["href"].as_str().unwrap().contains("/vnflcm/v1/vnf_lcm_op_occs/"));
+    assert_eq!(computes(&posts[0].body, "addResources"), pairs(&[("VDU1", 1), ("VDU2", 1)]));
+    let reply = send(v1(Method::GET, &format!("/vnf_instances/{id}"))).await;
+    assert!(!reply.text.contains(GRANTED_SECRET), "{}", reply.text);
+    let instance = reply.json();
+    assert_eq!(instance["vimConnectionInfo"][0]["id"], GRANTED_VIM, "{instance}");
+    assert_eq!(instance["vimConnectionInfo"][0]["vimId"], "vim-from-the-nfvo", "{instance}");
 }

@@ -228,6 +228,11 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
             // The rollback undoes the work on the VIM the grant gave (never asks again).
             if needs_external_grant(&job) {
                 let _ = external_grant(&job, &mut plan, false).await;
+                // Never granted (the NFVO was unreachable) and nothing made: nothing to undo,
+                // on no VIM.
+                if plan.vim.is_none() && current.is_empty() {
+                    plan.infra = None;
+                }
             }
             Ok(plan)
         }

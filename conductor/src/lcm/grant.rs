@@ -128,13 +128,31 @@ pub fn check_grant(request: &Value, grant: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// A Grant's `vimConnectionInfo` in the instance's shape: a map keyed by id (v2), an
+/// array of objects with `id` (v1); an NFVO may answer in either.
+fn in_shape_of(major: LcmMajor, vim_connection_info: &Value) -> Value {
+    match (major, vim_connection_info) {
+        (LcmMajor::V2, Value::Array(_)) => solgate_core::convert::vim_connections_to_map(vim_connection_info),
+        (LcmMajor::V1, Value::Object(map)) => Value::Array(
+            map.iter()
+                .map(|(id, entry)| {
+                    let mut entry = entry.clone();
+                    entry["id"] = json!(id);
+                    entry
+                })
+                .collect(),
+        ),
+        _ => vim_connection_info.clone(),
+    }
+}
+
 /// Applies a Grant to the plan the driver runs: its VIM connections (stored sealed, and
 /// the one its added resources name, else its first, runs the work) and its external
 /// virtual links. `into_target`: the instance afterwards records the granted VIM
 /// connections (not when rolling back).
 pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPlan, grant: &Value, into_target: bool) {
     let shapes = shapes::for_major(major);
-    let mut granted = grant["vimConnectionInfo"].clone();
+    let mut granted = in_shape_of(major, &grant["vimConnectionInfo"]);
     let connections = shapes.vim_connections(&granted);
     if !connections.is_empty() {
         secrets.seal(&mut granted);
