@@ -219,20 +219,24 @@ async fn app_with(db: Db, nfvo: &TestNfvo) -> Option<TestApp> {
     app_configured(db, nfvo, |_| {}).await
 }
 
+fn external(endpoint: String) -> NfvoSettings {
+    NfvoSettings {
+        mode: NfvoMode::External,
+        endpoint,
+        allow_http: true,
+        auth_type: NfvoAuthType::Basic,
+        user_name: "vnfm".into(),
+        password: "vnfm-password".into(),
+        timeout_secs: 5,
+        grant_timeout_secs: 20,
+        ..NfvoSettings::default()
+    }
+}
+
 async fn app_configured(db: Db, nfvo: &TestNfvo, configure: impl FnOnce(&mut NfvoSettings)) -> Option<TestApp> {
     let endpoint = nfvo.endpoint();
     TestApp::spawn_on(db, move |settings| {
-        settings.nfvo = NfvoSettings {
-            mode: NfvoMode::External,
-            endpoint,
-            allow_http: true,
-            auth_type: NfvoAuthType::Basic,
-            user_name: "vnfm".into(),
-            password: "vnfm-password".into(),
-            timeout_secs: 5,
-            grant_timeout_secs: 20,
-            ..NfvoSettings::default()
-        };
+        settings.nfvo = external(endpoint);
         configure(&mut settings.nfvo);
     })
     .await
@@ -358,6 +362,23 @@ async fn grants_for_instantiate_scale_and_terminate(db: Db) {
         assert!(known.contains(&&removed["resource"]["resourceId"]), "a VNFC of the instance: {removed}");
     }
     assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 2);
+
+    // Heal one VNFC: it is removed and added again.
+    let instance = show_instance(&app, &id).await;
+    let healed = instance["instantiatedVnfInfo"]["vnfcResourceInfo"][0]["id"].as_str().unwrap().to_owned();
+    let healed_vdu = instance["instantiatedVnfInfo"]["vnfcResourceInfo"][0]["vduId"].as_str().unwrap().to_owned();
+    let op_url = task(&app, &id, "heal", json!({"vnfcInstanceId": [healed]})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    let body = &posts[0].body;
+    assert_eq!(body["operation"], "HEAL");
+    assert_eq!(computes(body, "removeResources"), pairs(&[(&healed_vdu, 1)]), "{body}");
+    assert_eq!(computes(body, "addResources"), pairs(&[(&healed_vdu, 1)]), "{body}");
+    assert_eq!(body["removeResources"][0]["id"], json!(healed));
 
     // Terminate: every VNFC removed.
     let op_url = task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await;
@@ -535,4 +556,34 @@ async fn v1_instantiate_asks_the_nfvo_and_records_its_vim_as_an_array() {
     let instance = reply.json();
     assert_eq!(instance["vimConnectionInfo"][0]["id"], GRANTED_VIM, "{instance}");
     assert_eq!(instance["vimConnectionInfo"][0]["vimId"], "vim-from-the-nfvo", "{instance}");
+}
+
+#[tokio::test]
+async fn the_grant_survives_a_conductor_restart() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let first = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&first);
+    let id = create_instance(&first, &vnfd_id, "restarted").await;
+    let body =
+        json!({"flavourId": "simple", "additionalParams": {"localVim": {"failAt": "create_vnfc", "failAttempts": 1}}});
+    let op_url = task(&first, &id, "instantiate", body).await;
+    let op = wait_op(&first, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(nfvo.take_requests().0.len(), 1);
+
+    // Another solgate (another conductor) on the same data resumes it on the stored grant.
+    let endpoint = nfvo.endpoint();
+    let second =
+        TestApp::spawn_with_data_dir(&first.data_dir, move |settings| settings.nfvo = external(endpoint)).await;
+    let op_url = op_url.replace(&first.address, &second.address);
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    post_task(&second, &op_url, "retry").await;
+    let op = wait_op_after(&second, &op_url, &["COMPLETED", "FAILED_TEMP"], &since).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(nfvo.take_requests().0.len(), 0, "the resumed operation did not ask again");
+    let instance = show_instance(&second, &id).await;
+    assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo");
+    for vnfc in instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap() {
+        assert_eq!(vnfc["computeResource"]["vimConnectionId"], GRANTED_VIM, "{vnfc}");
+    }
 }

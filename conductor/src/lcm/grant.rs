@@ -6,14 +6,14 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 use solgate_core::links::{Links, href};
-use solgate_core::operation::OperationPlan;
+use solgate_core::operation::{InfraWork, OperationPlan};
 use solgate_core::secrets::SecretBox;
 use solgate_core::shapes;
 use solgate_db::repo::lcm::{InstanceRecord, LcmMajor, OpOccRecord};
 
 /// The GrantRequest of an operation: one ResourceDefinition per VNFC (COMPUTE, with
-/// `vduId` and `resourceTemplateId`) the plan adds or removes, and the internal virtual
-/// links (VL) an instantiation creates or a termination removes.
+/// `vduId` and `resourceTemplateId`) the plan adds or removes (a healed VNFC is both), and
+/// the internal virtual links (VL) an instantiation creates or a termination removes.
 pub fn grant_request(
     major: LcmMajor,
     links: &Links,
@@ -49,6 +49,23 @@ pub fn grant_request(
                 "vduId": vdu,
                 "resourceTemplateId": vdu,
                 "resource": vnfc["computeResource"],
+            }));
+        }
+    }
+    // Healing re-creates VNFCs: each is removed and added again (as Tacker asks).
+    if let Some(InfraWork::Heal { vnfc_resource_ids }) = &plan.infra {
+        for vnfc in vnfcs.iter().filter(|vnfc| {
+            vnfc["id"]
+                .as_str()
+                .is_some_and(|id| vnfc_resource_ids.is_empty() || vnfc_resource_ids.iter().any(|healed| healed == id))
+        }) {
+            let vdu = &vnfc["vduId"];
+            remove.push(json!({
+                "id": vnfc["id"], "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu,
+                "resource": vnfc["computeResource"],
+            }));
+            add.push(json!({
+                "id": uuid::Uuid::new_v4().to_string(), "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu,
             }));
         }
     }
