@@ -23,6 +23,8 @@ enum Decision {
     Reject,
     /// 202 + Location; GET answers 202 (Retry-After: 1) for ever.
     Never,
+    /// 201 with a Grant that also grants a resource nobody asked for.
+    Foreign,
 }
 
 #[derive(Debug, Clone)]
@@ -127,6 +129,14 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
                     .insert_header(("Location", location))
                     .insert_header(("Retry-After", "0"))
                     .finish()
+            }
+            Decision::Foreign => {
+                let mut grant = grant;
+                grant["addResources"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({"resourceDefinitionId": "not-requested", "vimConnectionId": GRANTED_VIM}));
+                HttpResponse::Created().insert_header(("Location", location)).json(grant)
             }
             Decision::Never => {
                 state.pending.push((grant["id"].as_str().unwrap().to_owned(), u32::MAX, grant));
@@ -321,6 +331,12 @@ async fn grants_for_instantiate_scale_and_terminate(db: Db) {
     assert!(!reply.text.contains(GRANTED_SECRET), "{}", reply.text);
     let instance = reply.json();
     assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo", "{instance}");
+    let stored = {
+        let database = app.database();
+        let mut conn = database.conn().unwrap();
+        solgate_db::repo::lcm::find_instance(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, &id).unwrap().unwrap()
+    };
+    assert!(!stored.body.to_string().contains(GRANTED_SECRET), "the granted VIM's password is sealed at rest");
     let vnfcs = instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap().clone();
     assert_eq!(vnfcs.len(), 4);
     for vnfc in &vnfcs {
@@ -479,6 +495,15 @@ async fn a_retried_operation_does_not_ask_twice() {
     let op_url = task(&app, &id, "instantiate", body).await;
     let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    let stored = {
+        let database = app.database();
+        let mut conn = database.conn().unwrap();
+        let op_id = op["id"].as_str().unwrap();
+        solgate_db::repo::lcm::find_grant(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, op_id).unwrap()
+    };
+    let stored = stored.expect("the grant is stored while the operation is not final");
+    assert_eq!(stored["id"], op["grantId"]);
+    assert!(!stored.to_string().contains(GRANTED_SECRET), "the grant's VIM password is sealed at rest: {stored}");
     let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
     nfvo.decide(Decision::Reject);
     post_task(&app, &op_url, "retry").await;
@@ -586,4 +611,18 @@ async fn the_grant_survives_a_conductor_restart() {
     for vnfc in instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap() {
         assert_eq!(vnfc["computeResource"]["vimConnectionId"], GRANTED_VIM, "{vnfc}");
     }
+}
+
+#[tokio::test]
+async fn a_grant_for_resources_not_requested_is_refused() {
+    let nfvo = TestNfvo::start(Decision::Foreign);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "foreign").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["status"], 503, "{op}");
+    assert!(op["error"]["detail"].as_str().unwrap().contains("\"not-requested\", which was not requested"), "{op}");
+    assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
 }

@@ -280,8 +280,10 @@ async fn external_grant(job: &Job, plan: &mut OperationPlan, may_ask: bool) -> R
     }
     let request = grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan);
     tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
-    let grant = client.request_grant(&request).await?;
+    let mut grant = client.request_grant(&request).await?;
     grant::check_grant(&request, &grant).map_err(GrantError::Unavailable)?;
+    // The VIM credentials it carries are stored sealed, like the instance's.
+    job.ctx.secrets.seal(&mut grant);
     grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);
     Ok(Some(grant))
 }
