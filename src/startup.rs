@@ -287,7 +287,14 @@ impl Application {
             readiness,
             db: database,
             rpc: publisher,
-            vim_types: infra.vim_types(),
+            vim_types: {
+                let mut types = infra.vim_types();
+                // The NFVO's grant supplies the VIM of an instance that has none.
+                if nfvo.is_some() {
+                    types.push(solgate_core::operation::VIM_FROM_GRANT);
+                }
+                types
+            },
             render_cache: solgate_gateway::common::cache::RenderCache::new(settings.http.render_cache_entries),
             package_store,
             packages: settings.packages.clone(),

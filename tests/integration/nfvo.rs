@@ -44,6 +44,8 @@ struct NfvoState {
     /// OAuth 2.0: tokens issued by `/token`; grant requests must carry the last one.
     tokens_issued: u32,
     oauth: bool,
+    /// The vimType of the VIM it grants.
+    vim_type: String,
 }
 
 struct TestNfvo {
@@ -57,7 +59,7 @@ const GRANTED_VIM: &str = "nfvo-vim";
 const GRANTED_SECRET: &str = "granted-vim-password";
 
 /// The Grant for a request: every requested resource granted on the NFVO's VIM, in zone A.
-fn grant_for(request: &Value) -> Value {
+fn grant_for(request: &Value, vim_type: &str) -> Value {
     let id = uuid::Uuid::new_v4().to_string();
     let infos = |key: &str| -> Vec<Value> {
         request[key]
@@ -76,7 +78,7 @@ fn grant_for(request: &Value) -> Value {
         "vimConnectionInfo": {
             GRANTED_VIM: {
                 "vimId": "vim-from-the-nfvo",
-                "vimType": "SOLGATE.LOCAL.V_1",
+                "vimType": vim_type,
                 "accessInfo": {"username": "nfv", "password": GRANTED_SECRET},
             }
         },
@@ -119,7 +121,7 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
         body: body.clone(),
     });
     if req.method() == actix_web::http::Method::POST && req.path() == "/grant/v1/grants" {
-        let grant = grant_for(&body);
+        let grant = grant_for(&body, &state.vim_type);
         let location = format!("/grant/v1/grants/{}", grant["id"].as_str().unwrap());
         return match state.decision {
             Decision::Grant => HttpResponse::Created().insert_header(("Location", location)).json(grant),
@@ -174,6 +176,7 @@ impl TestNfvo {
             pending: Vec::new(),
             tokens_issued: 0,
             oauth: false,
+            vim_type: "SOLGATE.LOCAL.V_1".into(),
         }));
         let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None) };
         let port = nfvo.serve(0);
@@ -625,4 +628,31 @@ async fn a_grant_for_resources_not_requested_is_refused() {
     assert_eq!(op["error"]["status"], 503, "{op}");
     assert!(op["error"]["detail"].as_str().unwrap().contains("\"not-requested\", which was not requested"), "{op}");
     assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
+}
+
+#[tokio::test]
+async fn without_a_local_vim_the_vim_comes_from_the_grant() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    nfvo.state.lock().unwrap().vim_type = "EXAMPLE.NFVO_VIM.V_1".into();
+    let endpoint = nfvo.endpoint();
+    let app = TestApp::spawn_with(move |settings| {
+        settings.nfvo = external(endpoint);
+        settings.conductor.local_vim = Some(false);
+    })
+    .await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "no-local-vim").await;
+    // No vimConnectionInfo and no local VIM: accepted, since the grant brings the VIM.
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(nfvo.take_requests().0.len(), 1);
+    // The granted VIM (of a type this solgate has no driver for) was the one tried.
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["detail"], "vimType EXAMPLE.NFVO_VIM.V_1 is not supported.", "{op}");
+    // A request may not name the marker as its VIM type.
+    let id = create_instance(&app, &vnfd_id, "marker").await;
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": {"v": {"vimType": "SOLGATE.NFVO_GRANT"}}});
+    let reply = send(v2(&app, Method::POST, &format!("/vnflcm/v2/vnf_instances/{id}/instantiate")).json(&body)).await;
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    assert!(!reply.problem(422).contains("supported: SOLGATE.NFVO_GRANT"), "{}", reply.text);
 }

@@ -297,7 +297,10 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
     let operation = LcmOperation::from_name(job.op.operation())
         .ok_or_else(|| Stop { status: 422, detail: format!("Operation {} is not supported.", job.op.operation()) })?;
     let (major, instance, params) = (job.major, job.instance.clone(), job.op.body["operationParams"].clone());
-    let vim_types = job.ctx.infra.vim_types();
+    let mut vim_types = job.ctx.infra.vim_types();
+    if job.ctx.nfvo.is_some() {
+        vim_types.push(solgate_core::operation::VIM_FROM_GRANT);
+    }
     let planned = job
         .ctx
         .db_run(move |conn| {
