@@ -52,6 +52,8 @@ struct TestNfvo {
     port: u16,
     state: Arc<Mutex<NfvoState>>,
     handle: Mutex<Option<actix_web::dev::ServerHandle>>,
+    /// HTTPS with this configuration; plain HTTP without.
+    tls: Option<rustls::ServerConfig>,
 }
 
 const REJECTION: &str = "No capacity left for VDU1 in zone A.";
@@ -169,7 +171,27 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
 }
 
 impl TestNfvo {
+    /// Serves HTTPS with `server` (a leaf of a test CA).
+    fn start_tls(decision: Decision, server: &crate::tls::Leaf) -> TestNfvo {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let chain = vec![CertificateDer::from_pem_slice(server.cert_pem.as_bytes()).unwrap()];
+        let key = PrivateKeyDer::from_pem_slice(server.key_pem.as_bytes()).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .unwrap();
+        TestNfvo::start_with(decision, Some(config))
+    }
+
     fn start(decision: Decision) -> TestNfvo {
+        TestNfvo::start_with(decision, None)
+    }
+
+    fn start_with(decision: Decision, tls: Option<rustls::ServerConfig>) -> TestNfvo {
         let state = Arc::new(Mutex::new(NfvoState {
             decision,
             seen: Vec::new(),
@@ -178,7 +200,7 @@ impl TestNfvo {
             oauth: false,
             vim_type: "SOLGATE.LOCAL.V_1".into(),
         }));
-        let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None) };
+        let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None), tls };
         let port = nfvo.serve(0);
         TestNfvo { port, ..nfvo }
     }
@@ -187,9 +209,11 @@ impl TestNfvo {
         let data = web::Data::from(self.state.clone());
         let server = HttpServer::new(move || App::new().app_data(data.clone()).default_service(web::to(serve_grant)))
             .workers(1)
-            .shutdown_timeout(0)
-            .bind(("127.0.0.1", port))
-            .unwrap();
+            .shutdown_timeout(0);
+        let server = match &self.tls {
+            Some(config) => server.bind_rustls_0_23(("127.0.0.1", port), config.clone()).unwrap(),
+            None => server.bind(("127.0.0.1", port)).unwrap(),
+        };
         let port = server.addrs()[0].port();
         let server = server.run();
         *self.handle.lock().unwrap() = Some(server.handle());
@@ -205,7 +229,10 @@ impl TestNfvo {
     }
 
     fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        match self.tls {
+            Some(_) => format!("https://localhost:{}", self.port),
+            None => format!("http://127.0.0.1:{}", self.port),
+        }
     }
 
     fn decide(&self, decision: Decision) {
@@ -704,4 +731,41 @@ async fn scale_to_level_and_change_flavour_send_their_grants() {
     let removed_vdu2 = computes(body, "removeResources").iter().filter(|(vdu, _)| vdu == "VDU2").count();
     assert_eq!(removed_vdu2, 1, "VDU2 is not in flavour small: {body}");
     assert_eq!(vnfc_count(&instance, "VDU2"), 0);
+}
+
+#[tokio::test]
+async fn an_https_nfvo_is_trusted_through_the_ca_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = crate::tls::TestCa::new("nfvo-ca");
+    let nfvo = TestNfvo::start_tls(Decision::Grant, &ca.leaf(dir.path(), "nfvo", false));
+    let ca_file = ca.write(dir.path(), "nfvo-ca.pem");
+
+    // Trusted through `[tls] ca_file`, and no plain HTTP allowed: the grant arrives.
+    let endpoint = nfvo.endpoint();
+    let app = TestApp::spawn_with(move |settings| {
+        settings.nfvo = NfvoSettings { allow_http: false, ..external(endpoint) };
+        settings.tls.ca_file = ca_file;
+    })
+    .await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "https").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert!(posts[0].authorization.starts_with("Basic "));
+
+    // Without the CA the NFVO's certificate is not trusted: nothing is sent.
+    let endpoint = nfvo.endpoint();
+    let untrusting =
+        TestApp::spawn_with(move |settings| settings.nfvo = NfvoSettings { allow_http: false, ..external(endpoint) })
+            .await;
+    let vnfd_id = install_sample_package(&untrusting);
+    let id = create_instance(&untrusting, &vnfd_id, "untrusted").await;
+    let op_url = task(&untrusting, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&untrusting, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert!(op["error"]["detail"].as_str().unwrap().contains("The NFVO cannot be reached"), "{op}");
+    assert!(nfvo.take_requests().0.is_empty());
 }
