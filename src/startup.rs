@@ -239,7 +239,9 @@ impl Application {
         // One per process: the callback tests of the gateway and the delivery worker of the
         // conductor share its connections and OAuth 2.0 tokens.
         let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone(), &outbound)?);
-        let nfvo = solgate_conductor::nfvo::GrantClient::new(&settings.nfvo, &outbound)?.map(Arc::new);
+
+        let nfvo =
+            solgate_conductor::nfvo::GrantClient::new(&settings.nfvo, &outbound, callbacks.clone())?.map(Arc::new);
         let stop = CancellationToken::new();
         let conductor = match (role.runs_conductor(), consumer) {
             (true, Some(consumer)) => {

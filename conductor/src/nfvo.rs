@@ -8,7 +8,7 @@
 //! HTTPS unless `allow_http` is set, and the `Location` of an asynchronous grant must be
 //! on the endpoint's origin (the NFVO's credentials go nowhere else).
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -16,6 +16,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use solgate_core::CoreError;
+use solgate_core::callbacks::{CallbackAuth, CallbackCredentials, Callbacks};
 use solgate_core::egress::Outbound;
 
 /// The SOL003 Grant interface version sent in `Version` (SOL003 v3.3.1: 1.4.0).
@@ -164,16 +165,13 @@ pub enum GrantError {
     Unavailable(String),
 }
 
-struct CachedToken {
-    token: String,
-    renew_at: Instant,
-}
-
 /// The client of the NFVO's Grant interface; one per conductor.
 pub struct GrantClient {
     settings: NfvoSettings,
     http: reqwest::Client,
-    token: Mutex<Option<CachedToken>>,
+    /// OAuth 2.0 tokens come from the process's one token cache (the notifications' too).
+    callbacks: Arc<Callbacks>,
+    oauth: CallbackAuth,
 }
 
 impl std::fmt::Debug for GrantClient {
@@ -184,7 +182,11 @@ impl std::fmt::Debug for GrantClient {
 
 impl GrantClient {
     /// The client of an `external` NFVO; `None` in `local` mode.
-    pub fn new(settings: &NfvoSettings, outbound: &Outbound) -> Result<Option<Self>, CoreError> {
+    pub fn new(
+        settings: &NfvoSettings,
+        outbound: &Outbound,
+        callbacks: Arc<Callbacks>,
+    ) -> Result<Option<Self>, CoreError> {
         if settings.mode == NfvoMode::Local {
             return Ok(None);
         }
@@ -201,7 +203,15 @@ impl GrantClient {
         }
         let http =
             builder.build().map_err(|error| CoreError::Setup(format!("nfvo: cannot build the client: {error}")))?;
-        Ok(Some(Self { settings: settings.clone(), http, token: Mutex::new(None) }))
+        let oauth = CallbackAuth {
+            credentials: CallbackCredentials::OAuth2ClientCredentials {
+                token_endpoint: settings.token_endpoint.clone(),
+                client_id: settings.client_id.clone(),
+                client_password: settings.client_password.clone(),
+            },
+            client_certificate: false,
+        };
+        Ok(Some(Self { settings: settings.clone(), http, callbacks, oauth }))
     }
 
     pub fn settings(&self) -> &NfvoSettings {
@@ -317,40 +327,9 @@ impl GrantClient {
     }
 
     async fn token(&self, renew: bool) -> Result<String, GrantError> {
-        if !renew {
-            let cached = self.token.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(cached) = cached.as_ref().filter(|cached| cached.renew_at > Instant::now()) {
-                return Ok(cached.token.clone());
-            }
-        }
-        let no_token = |cause: String| {
-            GrantError::Unavailable(format!("No OAuth 2.0 access token from nfvo.token_endpoint: {cause}"))
-        };
-        let response = self
-            .http
-            .post(&self.settings.token_endpoint)
-            .timeout(self.timeout())
-            .basic_auth(&self.settings.client_id, Some(&self.settings.client_password))
-            .header(ACCEPT, "application/json")
-            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body("grant_type=client_credentials")
-            .send()
-            .await
-            .map_err(|error| no_token(solgate_core::callbacks::cause_of(&error)))?;
-        if !response.status().is_success() {
-            return Err(no_token(format!("HTTP {}", response.status().as_u16())));
-        }
-        let answer: Value = response.json().await.map_err(|error| no_token(format!("unreadable answer: {error}")))?;
-        let token = answer["access_token"]
-            .as_str()
-            .filter(|token| !token.is_empty())
-            .ok_or_else(|| no_token("the answer has no access_token".into()))?
-            .to_owned();
-        let lifetime = answer["expires_in"].as_u64().unwrap_or(3600);
-        let renew_at = Instant::now() + Duration::from_secs(lifetime.saturating_sub(30).max(1));
-        *self.token.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some(CachedToken { token: token.clone(), renew_at });
-        Ok(token)
+        self.callbacks.token(&self.oauth, renew, self.timeout()).await.map_err(|failure| {
+            GrantError::Unavailable(format!("No OAuth 2.0 access token from nfvo.token_endpoint: {}", failure.cause))
+        })
     }
 }
 
