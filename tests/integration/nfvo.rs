@@ -407,7 +407,21 @@ async fn grants_for_instantiate_scale_and_terminate(db: Db) {
     for removed in body["removeResources"].as_array().unwrap() {
         assert!(known.contains(&&removed["resource"]["resourceId"]), "a VNFC of the instance: {removed}");
     }
-    assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 2);
+    let after = show_instance(&app, &id).await;
+    assert_eq!(vnfc_count(&after, "VDU1"), 2);
+    // The VNFCs named in the grant are the ones that went.
+    let remaining: Vec<&Value> = after["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|vnfc| &vnfc["computeResource"]["resourceId"])
+        .collect();
+    for removed in body["removeResources"].as_array().unwrap() {
+        assert!(
+            !remaining.contains(&&removed["resource"]["resourceId"]),
+            "granted for removal, still there: {removed}"
+        );
+    }
 
     // Heal one VNFC: it is removed and added again.
     let instance = show_instance(&app, &id).await;
