@@ -36,6 +36,8 @@ pub struct Settings {
     pub egress: EgressSettings,
     /// The key that seals stored credentials (VIM, subscription, package source).
     pub secrets: solgate_core::secrets::SecretSettings,
+    /// The NFVO: local grants, or an external NFVO's Grant interface (docs/nfvo.md).
+    pub nfvo: solgate_conductor::nfvo::NfvoSettings,
     /// Inbound authentication and authorization (docs/security.md).
     pub auth: solgate_gateway::auth::AuthSettings,
     pub log: LogSettings,
@@ -172,6 +174,7 @@ impl Settings {
         {
             return Err(invalid("query", "every limit must be positive".into()));
         }
+        self.nfvo.validate().map_err(|message| invalid("nfvo", message))?;
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));
         }
@@ -434,5 +437,32 @@ mod tests {
             Settings::load(Some(&path), env(&[("SOLGATE__NOTIFICATIONS__CLAIM_TIMEOUT_SECS", "120")])).unwrap();
         assert_eq!((settings.notifications.request_timeout_secs, settings.notifications.claim_timeout_secs), (30, 120));
         assert!(settings.notifications.test_callback_uri);
+    }
+
+    #[test]
+    fn nfvo_settings_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, "[nfvo]\nmode = \"external\"\n").unwrap();
+        let error = Settings::load(Some(&path), env(&[])).unwrap_err().to_string();
+        assert!(error.contains("nfvo.endpoint"), "{error}");
+
+        std::fs::write(&path, "[nfvo]\nmode = \"external\"\nendpoint = \"http://nfvo:9890\"\n").unwrap();
+        let error = Settings::load(Some(&path), env(&[])).unwrap_err().to_string();
+        assert!(error.contains("https"), "plain HTTP only when allowed: {error}");
+
+        let settings = Settings::load(
+            Some(&path),
+            env(&[
+                ("SOLGATE__NFVO__ENDPOINT", "https://nfvo:9890"),
+                ("SOLGATE__NFVO__AUTH_TYPE", "basic"),
+                ("SOLGATE__NFVO__USER_NAME", "vnfm"),
+                ("SOLGATE__NFVO__PASSWORD", "nfvo-sekrit"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(settings.nfvo.mode, solgate_conductor::nfvo::NfvoMode::External);
+        assert!(!settings.to_masked_toml().contains("nfvo-sekrit"));
+        assert!(!format!("{settings:?}").contains("nfvo-sekrit"));
     }
 }

@@ -239,6 +239,9 @@ impl Application {
         // One per process: the callback tests of the gateway and the delivery worker of the
         // conductor share its connections and OAuth 2.0 tokens.
         let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone(), &outbound)?);
+
+        let nfvo =
+            solgate_conductor::nfvo::GrantClient::new(&settings.nfvo, &outbound, callbacks.clone())?.map(Arc::new);
         let stop = CancellationToken::new();
         let conductor = match (role.runs_conductor(), consumer) {
             (true, Some(consumer)) => {
@@ -260,6 +263,7 @@ impl Application {
                     outbound: outbound.clone(),
                     secrets: secrets.clone(),
                     machine: machine.clone(),
+                    nfvo: nfvo.clone(),
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
                 let stop = stop.clone();
@@ -285,7 +289,14 @@ impl Application {
             readiness,
             db: database,
             rpc: publisher,
-            vim_types: infra.vim_types(),
+            vim_types: {
+                let mut types = infra.vim_types();
+                // The NFVO's grant supplies the VIM of an instance that has none.
+                if nfvo.is_some() {
+                    types.push(solgate_core::operation::VIM_FROM_GRANT);
+                }
+                types
+            },
             render_cache: solgate_gateway::common::cache::RenderCache::new(settings.http.render_cache_entries),
             package_store,
             packages: settings.packages.clone(),

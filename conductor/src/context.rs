@@ -62,6 +62,8 @@ pub struct ConductorContext {
     /// Operation occurrences this conductor is running now. An occurrence it owns that is
     /// not in here was orphaned (its task failed): recovery moves it on like a dead peer's.
     pub running: RunningOps,
+    /// The external NFVO's Grant client (`[nfvo] mode = "external"`); none: local grants.
+    pub nfvo: Option<Arc<crate::nfvo::GrantClient>>,
 }
 
 /// The set of operation occurrences a conductor is running.

@@ -6,6 +6,7 @@
 pub mod context;
 pub mod lcm;
 pub mod metrics;
+pub mod nfvo;
 pub mod notifier;
 pub mod onboarding;
 pub mod recovery;

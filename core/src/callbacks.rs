@@ -429,9 +429,9 @@ impl Callbacks {
         }
     }
 
-    /// A token for an OAuth 2.0 callback: the cached one unless it is about to expire or
-    /// `renew` is set.
-    async fn token(&self, auth: &CallbackAuth, renew: bool, timeout: Duration) -> Result<String, ExchangeFailure> {
+    /// A token for an OAuth 2.0 callback (or another OAuth 2.0 protected peer, such as the
+    /// external NFVO): the cached one unless it is about to expire or `renew` is set.
+    pub async fn token(&self, auth: &CallbackAuth, renew: bool, timeout: Duration) -> Result<String, ExchangeFailure> {
         let (token_endpoint, client_id, secret) = match &auth.credentials {
             CallbackCredentials::OAuth2ClientCredentials { token_endpoint, client_id, client_password } => {
                 (token_endpoint, client_id, Some(client_password))

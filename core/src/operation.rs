@@ -256,6 +256,10 @@ pub enum InfraWork {
 }
 
 /// Why infra work without a VIM connection is refused where the simulator is off.
+/// Not a VIM type: in the list of usable VIM types, it says that an external NFVO's grant
+/// supplies the VIM (`[nfvo] mode = "external"`), so infra work may be accepted without one.
+pub const VIM_FROM_GRANT: &str = "SOLGATE.NFVO_GRANT";
+
 pub const NO_VIM: &str = "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled.";
 
 /// Where a plan is kept in an occurrence's private bookkeeping.
@@ -320,7 +324,11 @@ impl OperationPlan {
     /// Infra work needs a VIM: one of the instance's, or the local simulated VIM where
     /// it is enabled; an instance is never run on the simulator otherwise.
     fn check_vim(&self, vim_types: &[&str]) -> Result<(), CoreError> {
-        if self.infra.is_some() && self.vim.is_none() && !vim_types.contains(&VIM_TYPE_LOCAL) {
+        if self.infra.is_some()
+            && self.vim.is_none()
+            && !vim_types.contains(&VIM_TYPE_LOCAL)
+            && !vim_types.contains(&VIM_FROM_GRANT)
+        {
             return Err(CoreError::Unprocessable(NO_VIM.into()));
         }
         Ok(())
@@ -407,11 +415,13 @@ fn check_vim_types(
     let mut merged = instance.clone();
     shapes.merge_vim_connections(&mut merged, requested);
     for connection in shapes.vim_connections(&merged["vimConnectionInfo"]) {
-        if !vim_types.contains(&connection.normalized_vim_type()) {
+        let vim_type = connection.normalized_vim_type();
+        if vim_type == VIM_FROM_GRANT || !vim_types.contains(&vim_type) {
+            let supported: Vec<&str> = vim_types.iter().copied().filter(|known| *known != VIM_FROM_GRANT).collect();
             return Err(CoreError::Unprocessable(format!(
                 "vimType {} is not supported; supported: {}.",
                 connection.vim_type,
-                vim_types.join(", ")
+                supported.join(", ")
             )));
         }
     }

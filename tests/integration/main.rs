@@ -12,6 +12,7 @@ mod api_versions;
 mod auth;
 mod conformance;
 mod fuzz;
+mod nfvo;
 mod notifications;
 mod pkgm_subscriptions;
 mod scale_out;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use solgate_core::instance::{self, inventory_of, resource_changes};
 use solgate_core::lifecycle::{InstanceChange, StateChange};
 use solgate_core::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
@@ -23,6 +23,8 @@ use solgate_drivers::{InfraAction, InfraContext, InfraDriver, Inventory, VimConn
 use solgate_vnfpkg::PackageContents;
 
 use crate::context::{ConductorContext, ConductorError};
+use crate::lcm::grant;
+use crate::nfvo::GrantError;
 /// An occurrence this conductor took up, and which work it took up. While it lives, the
 /// occurrence counts as running here (recovery leaves it alone).
 pub struct ClaimedOp {
@@ -137,15 +139,33 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
             let change = StateChange::to(ROLLED_BACK).with_error(409, CANCELLED);
             return transition(&mut job, change).await;
         }
-        let plan = match plan_of(&job).await {
+        let mut plan = match plan_of(&job).await {
             Ok(plan) => plan,
             // Nothing was done, so ROLLED_BACK.
             Err(stop) => return transition(&mut job, stop.change(ROLLED_BACK)).await,
         };
-        let grant = plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation());
-        job.op.body["grantId"] = grant["id"].clone();
+        let grant = if needs_external_grant(&job) {
+            match external_grant(&job, &mut plan, true).await {
+                Ok(grant) => grant,
+                // The NFVO said no: nothing was done (SOL003: ROLLED_BACK before processing).
+                Err(GrantError::Rejected(problem)) => {
+                    let mut change = StateChange::to(ROLLED_BACK);
+                    change.error = Some(problem);
+                    return transition(&mut job, change).await;
+                }
+                // The NFVO may come back: the client retries (or rolls back).
+                Err(GrantError::Unavailable(detail)) => {
+                    return transition(&mut job, StateChange::to(FAILED_TEMP).with_error(503, &detail)).await;
+                }
+            }
+        } else {
+            Some(plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation()))
+        };
         let mut change = StateChange::to(PROCESSING);
-        change.grant = Some(grant);
+        if let Some(grant) = grant {
+            job.op.body["grantId"] = grant["id"].clone();
+            change.grant = Some(grant);
+        }
         transition(&mut job, change).await?;
         let current = inventory_of(&job.instance.body);
         execute(job, plan, current).await
@@ -170,8 +190,27 @@ async fn retry(mut job: Job) -> Result<(), ConductorError> {
     }
     job.op.attempt += 1;
     let current = partial_inventory(&job.op).unwrap_or_else(|| inventory_of(&job.instance.body));
-    let plan = plan_of(&job).await;
-    transition(&mut job, StateChange::to(PROCESSING)).await?;
+    let mut grant = None;
+    let plan = match plan_of(&job).await {
+        Ok(mut plan) if needs_external_grant(&job) => match external_grant(&job, &mut plan, true).await {
+            Ok(granted) => {
+                grant = granted;
+                Ok(plan)
+            }
+            Err(GrantError::Rejected(problem)) => Err(Stop {
+                status: problem["status"].as_u64().and_then(|status| u16::try_from(status).ok()).unwrap_or(403),
+                detail: problem["detail"].as_str().unwrap_or("The NFVO rejected the grant.").to_owned(),
+            }),
+            Err(GrantError::Unavailable(detail)) => Err(Stop { status: 503, detail }),
+        },
+        other => other,
+    };
+    let mut change = StateChange::to(PROCESSING);
+    if let Some(grant) = grant {
+        job.op.body["grantId"] = grant["id"].clone();
+        change.grant = Some(grant);
+    }
+    transition(&mut job, change).await?;
     match plan {
         Ok(plan) => execute(job, plan, current).await,
         Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
@@ -185,7 +224,18 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
     transition(&mut job, StateChange::to(ROLLING_BACK)).await?;
     let current = partial_inventory(&job.op).unwrap_or_else(|| inventory_of(&job.instance.body));
     let plan = match OperationPlan::stored(&job.op.body, true) {
-        Some(plan) => Ok(plan),
+        Some(mut plan) => {
+            // The rollback undoes the work on the VIM the grant gave (never asks again).
+            if needs_external_grant(&job) {
+                let _ = external_grant(&job, &mut plan, false).await;
+                // Never granted (the NFVO was unreachable) and nothing made: nothing to undo,
+                // on no VIM.
+                if plan.vim.is_none() && current.is_empty() {
+                    plan.infra = None;
+                }
+            }
+            Ok(plan)
+        }
         // Requested before plans were stored with rollbacks: plan it now, the same way.
         None => {
             let (major, op) = (job.major, job.op.clone());
@@ -202,6 +252,42 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
     }
 }
 
+/// Whether the operation asks the external NFVO for a grant (SOL003 clause 9: every
+/// operation that changes resources; OPERATE and MODIFY_INFO do not).
+fn needs_external_grant(job: &Job) -> bool {
+    job.ctx.nfvo.is_some() && !matches!(job.op.operation(), "OPERATE" | "MODIFY_INFO")
+}
+
+/// The external NFVO's grant for the operation, applied to `plan`. The grant stored with
+/// the occurrence is used when there is one (a retried or resumed operation never asks
+/// twice) and `None` returned; otherwise, when `may_ask`, the NFVO is asked and its new
+/// Grant returned, to be stored with the next transition.
+async fn external_grant(job: &Job, plan: &mut OperationPlan, may_ask: bool) -> Result<Option<Value>, GrantError> {
+    let Some(client) = job.ctx.nfvo.clone() else { return Ok(None) };
+    let (major, id) = (job.major, job.op.id.clone());
+    let stored = job
+        .ctx
+        .db_run(move |conn| lcm::find_grant(conn, major, &id))
+        .await
+        .map_err(|error| GrantError::Unavailable(format!("The stored grant cannot be read: {error}")))?;
+    let rolling_back = job.op.state() == ROLLING_BACK || !may_ask;
+    if let Some(grant) = stored {
+        grant::apply_grant(major, &job.ctx.secrets, plan, &grant, !rolling_back);
+        return Ok(None);
+    }
+    if !may_ask {
+        return Ok(None);
+    }
+    let request = grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan);
+    tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
+    let mut grant = client.request_grant(&request).await?;
+    grant::check_grant(&request, &grant).map_err(GrantError::Unavailable)?;
+    // The VIM credentials it carries are stored sealed, like the instance's.
+    job.ctx.secrets.seal(&mut grant);
+    grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);
+    Ok(Some(grant))
+}
+
 /// The plan stored when the operation was accepted; an occurrence accepted before plans
 /// were stored is planned now, by the same function.
 async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
@@ -211,7 +297,10 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
     let operation = LcmOperation::from_name(job.op.operation())
         .ok_or_else(|| Stop { status: 422, detail: format!("Operation {} is not supported.", job.op.operation()) })?;
     let (major, instance, params) = (job.major, job.instance.clone(), job.op.body["operationParams"].clone());
-    let vim_types = job.ctx.infra.vim_types();
+    let mut vim_types = job.ctx.infra.vim_types();
+    if job.ctx.nfvo.is_some() {
+        vim_types.push(solgate_core::operation::VIM_FROM_GRANT);
+    }
     let planned = job
         .ctx
         .db_run(move |conn| {

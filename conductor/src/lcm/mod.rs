@@ -2,3 +2,4 @@
 //! the domain's state machine ([`solgate_core`]) and the infra drivers.
 
 pub mod engine;
+pub mod grant;

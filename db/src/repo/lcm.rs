@@ -241,6 +241,10 @@ pub fn insert_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str, gran
     dispatch!(major, insert_grant(conn, op_id, grant))
 }
 
+pub fn find_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> DbResult<Option<Value>> {
+    dispatch!(major, find_grant(conn, op_id))
+}
+
 pub fn delete_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> DbResult<()> {
     dispatch!(major, delete_grant(conn, op_id))
 }

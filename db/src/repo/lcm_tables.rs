@@ -335,6 +335,16 @@ pub fn insert_grant(conn: &mut AnyConnection, op_id: &str, grant: &Value) -> DbR
     Ok(())
 }
 
+/// The grant recorded for an occurrence (the NFVO's Grant, or the local one).
+pub fn find_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<Option<Value>> {
+    let body: Option<String> = grants::table
+        .filter(grants::vnf_lcm_op_occ_id.eq(op_id))
+        .select(grants::body)
+        .first::<String>(conn)
+        .optional()?;
+    Ok(body.and_then(|body| serde_json::from_str(&body).ok()))
+}
+
 pub fn delete_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<()> {
     diesel::delete(grants::table.filter(grants::vnf_lcm_op_occ_id.eq(op_id))).execute(conn)?;
     Ok(())
