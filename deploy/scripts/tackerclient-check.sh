@@ -256,6 +256,7 @@ run 0 "v2 vnflcm subsc list" -- $openstack vnflcm subsc list
 run 0 "v2 vnflcm subsc show" -- $openstack vnflcm subsc show "$subsc"
 run 0 "v2 vnflcm subsc delete" -- $openstack vnflcm subsc delete "$subsc"
 run 0 "v2 vnflcm terminate --D" -- $openstack vnflcm terminate "$inst" --D
+unset OS_TACKER_API_VERSION
 
 # ---- VIM registry (Tacker's /v1.0/vims), checked against the test Keystone ----
 if [ "$default_mode" = true ]; then
@@ -281,15 +282,15 @@ if [ "$default_mode" = true ]; then
     if grep -q -- "$vim_password" <<<"$out"; then failures=$((failures + 1)); echo "FAIL: vim show shows the password" >&2; fi
     # An instantiation without vimConnectionInfo runs on the default VIM: the test Keystone
     # has no Heat, so it ends FAILED_TEMP, its parameters naming the VIM.
-    run 0 "v2 vnflcm create (default VIM)" -- $openstack vnflcm create "$vnfd_id" --name on-default-vim -f json
+    run 0 "vnflcm create (default VIM)" -- $openstack vnflcm create "$vnfd_id" --name on-default-vim -f json
     inst=$(echo "$out" | json 'd["ID"]')
-    run 0 "v2 vnflcm instantiate (default VIM)" -- $openstack vnflcm instantiate "$inst" "$work/inst-v2.json"
+    run 0 "vnflcm instantiate (default VIM)" -- $openstack vnflcm instantiate "$inst" "$work/inst-v2.json"
     wait_state FAILED_TEMP $openstack vnflcm op list --filter "(eq,vnfInstanceId,$inst)"
     op=$($openstack vnflcm op list --filter "(eq,vnfInstanceId,$inst)" -f value -c ID)
-    run 0 "v2 vnflcm op show (default VIM)" -- $openstack vnflcm op show "$op" -f json
+    run 0 "vnflcm op show (default VIM)" -- $openstack vnflcm op show "$op" -f json
     grep -q "$vim" <<<"$out" || { failures=$((failures + 1)); echo "FAIL: the instantiation did not use the default VIM: $out" >&2; }
-    run 0 "v2 vnflcm op fail (default VIM)" -- $openstack vnflcm op fail "$op"
-    run 0 "v2 vnflcm delete (default VIM)" -- $openstack vnflcm delete "$inst"
+    run 0 "vnflcm op fail (default VIM)" -- $openstack vnflcm op fail "$op"
+    run 0 "vnflcm delete (default VIM)" -- $openstack vnflcm delete "$inst"
     run 0 "vim set --name --description --is-default False" -- $openstack vim set vim0 --name vim0-renamed --description changed --is-default False -f json
     [ "$(echo "$out" | json 'd["name"]')" = vim0-renamed ] || { failures=$((failures + 1)); echo "FAIL: vim set did not rename: $out" >&2; }
     run 0 "vim set --config-file" -- $openstack vim set --config-file "$work/vim.yaml" vim0-renamed -f json
@@ -297,7 +298,6 @@ if [ "$default_mode" = true ]; then
     run 0 "vim delete" -- $openstack vim delete vim0-renamed
     run 1 "vim show (deleted: 404, exit 1)" -- $openstack vim show "$vim"
 fi
-unset OS_TACKER_API_VERSION
 run 0 "vnf package update DISABLED" -- $openstack vnf package update "$pkg" --operational-state DISABLED
 run 0 "vnf package delete" -- $openstack vnf package delete "$pkg"
 
