@@ -426,3 +426,40 @@ async fn an_openstack_vim_is_checked_against_a_real_keystone() {
     assert!(vim["auth_url"].as_str().unwrap().ends_with("/v3"));
     assert!(!vim.to_string().contains(&password));
 }
+
+/// `solgate reseal` moves a registered VIM's credentials to a new key.
+#[tokio::test]
+async fn reseal_moves_vim_credentials_to_a_new_key() {
+    let stand_in = StandIn::start();
+    let app = TestApp::spawn().await;
+    let vim = registered(&app, &openstack_vim(&stand_in, "VIM0", PASSWORD, false)).await;
+    let id = vim["id"].as_str().unwrap().to_owned();
+    let stored = || {
+        let database = app.database();
+        let mut conn = database.conn().unwrap();
+        let record = solgate_db::repo::vims::find(&mut conn, &id).unwrap().unwrap();
+        record.body["auth_cred"]["password"].as_str().unwrap().to_owned()
+    };
+    let before = stored();
+    assert!(before.starts_with("sealed:v1:"), "{before}");
+    let new_key = solgate_core::secrets::generate_key().unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_solgate"))
+        .arg("reseal")
+        .arg("--data-dir")
+        .arg(&app.data_dir)
+        .env_remove("SOLGATE_CONFIG")
+        .env("SOLGATE_SECRET_KEY", &new_key)
+        .env(
+            "SOLGATE__SECRETS__PREVIOUS_KEY_FILES",
+            format!("[{:?}]", app.data_dir.join("secret.key").display().to_string()),
+        )
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(printed.contains("1 VIM(s)"), "{printed}");
+    let after = stored();
+    assert!(after.starts_with("sealed:v1:") && after != before, "{after}");
+    let new_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, Some(&new_key)).unwrap();
+    assert_eq!(new_box.open_text("password", &after).unwrap(), PASSWORD);
+}
