@@ -259,14 +259,15 @@ run 0 "v2 vnflcm terminate --D" -- $openstack vnflcm terminate "$inst" --D
 unset OS_TACKER_API_VERSION
 
 # ---- VIM registry (Tacker's /v1.0/vims), checked against the test Keystone ----
+# `openstack vim register --config-file` files naming the test Keystone's admin.
+vim_password="${SOLGATE_TEST_KEYSTONE_PASSWORD:-solgate-keystone-test}"
+vim_config() { # password
+    printf 'auth_url: %s\nusername: admin\npassword: %s\nproject_name: admin\n' "${SOLGATE_TEST_KEYSTONE_URL:-}" "$1"
+    printf "project_domain_name: Default\nuser_domain_name: Default\ncert_verify: 'True'\n"
+}
+vim_config "$vim_password" >"$work/vim.yaml"
+vim_config wrong-password >"$work/vim-wrong.yaml"
 if [ "$default_mode" = true ]; then
-    vim_password="${SOLGATE_TEST_KEYSTONE_PASSWORD:-solgate-keystone-test}"
-    vim_config() { # password
-        printf 'auth_url: %s\nusername: admin\npassword: %s\nproject_name: admin\n' "$SOLGATE_TEST_KEYSTONE_URL" "$1"
-        printf "project_domain_name: Default\nuser_domain_name: Default\ncert_verify: 'True'\n"
-    }
-    vim_config "$vim_password" >"$work/vim.yaml"
-    vim_config wrong-password >"$work/vim-wrong.yaml"
     run 0 "vim register --is-default" -- $openstack vim register --config-file "$work/vim.yaml" --description first --is-default vim0 -f json
     vim=$(echo "$out" | json 'd["id"]')
     if grep -q -- "$vim_password" <<<"$out"; then failures=$((failures + 1)); echo "FAIL: vim register shows the password" >&2; fi
@@ -308,6 +309,12 @@ if [ "$keystone" = true ]; then
     OS_USERNAME=demo-reader run 1 "keystone reader: vnflcm create (403)" -- $openstack vnflcm create "$vnfd_id"
     grep -q "Policy doesn't allow" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the reader's 403 detail was not shown" >&2; }
     OS_PASSWORD=wrong run 1 "keystone wrong password" -- $openstack vnflcm list
+    # The VIM registry with Keystone tokens: Tacker's rules (a reader may not create_vim).
+    OS_USERNAME=demo-reader run 1 "keystone reader: vim register (403)" -- $openstack vim register --config-file "$work/vim.yaml" vim-reader
+    grep -q "create_vim" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the reader's create_vim 403 was not shown" >&2; }
+    run 0 "keystone member: vim register" -- $openstack vim register --config-file "$work/vim.yaml" --is-default vim-demo -f json
+    OS_USERNAME=demo-reader run 0 "keystone reader: vim show" -- $openstack vim show vim-demo -f json
+    run 0 "keystone member: vim delete" -- $openstack vim delete vim-demo
     run 0 "keystone no token: 401" -- curl -s -o /dev/null -w '%{http_code}' "$scheme://$address/vnflcm/v1/vnf_instances"
     [ "$out" = 401 ] || { failures=$((failures + 1)); echo "FAIL: no token answered $out, not 401" >&2; }
 fi
