@@ -155,8 +155,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             #[allow(clippy::print_stdout)]
             {
                 println!(
-                    "resealed: {} VNF instance(s), {} operation occurrence(s), {} subscription(s), {} VNF package(s)",
-                    done.instances, done.operations, done.subscriptions, done.packages
+                    "resealed: {} VNF instance(s), {} operation occurrence(s), {} subscription(s), {} VNF package(s), \
+                     {} VIM(s)",
+                    done.instances, done.operations, done.subscriptions, done.packages, done.vims
                 );
             }
             if done.raced > 0 {

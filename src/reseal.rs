@@ -6,7 +6,7 @@
 use solgate_core::secrets::{OpenError, SecretBox};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::list::ListSpec;
-use solgate_db::repo::{pkgm_subscriptions, vnf_packages};
+use solgate_db::repo::{pkgm_subscriptions, vims, vnf_packages};
 use solgate_db::{AnyConnection, Backend, Database, DbError};
 
 const PAGE: i64 = 500;
@@ -18,6 +18,8 @@ pub struct Resealed {
     pub operations: usize,
     pub subscriptions: usize,
     pub packages: usize,
+    /// Registered VIMs (their credentials).
+    pub vims: usize,
     /// Rows another process changed while this one ran: run again.
     pub raced: usize,
 }
@@ -58,6 +60,11 @@ pub fn run(database: &Database, secrets: &SecretBox) -> Result<Resealed, ResealE
             if pkgm_subscriptions::update_authentication(&mut conn, &subscription.id, stored)? {
                 done.subscriptions += 1;
             }
+        }
+    }
+    for mut vim in vims::list(&mut conn, &vims::VimFilter::default())? {
+        if secrets.reseal(&mut vim.body).map_err(open_error("VIM", &vim.id))? && vims::update(&mut conn, &vim)? {
+            done.vims += 1;
         }
     }
     let mut after = None;

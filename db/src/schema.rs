@@ -199,6 +199,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    vims (id) {
+        id -> Text,
+        project -> Text,
+        name -> Text,
+        vim_type -> Text,
+        is_default -> Bool,
+        body -> Text,
+        created_at -> Text,
+        updated_at -> Nullable<Text>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     vnf_packages,
     vnf_instances_v2,
@@ -212,5 +225,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     conductors,
     rpc_outbox,
     notifications,
-    pkgm_subscriptions
+    pkgm_subscriptions,
+    vims
 );

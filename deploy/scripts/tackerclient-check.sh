@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Drives a fresh embedded solgate with the real python-tackerclient (through the
 # `openstack` CLI, no Keystone) and checks every v1 and v2 command the client offers for
-# VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md).
+# VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md),
+# and (default mode) the VIM registry against the test Keystone of services.sh
+# (SOLGATE_TEST_KEYSTONE_URL, started here when not set).
 #   deploy/scripts/tackerclient-check.sh [--tls | --keystone] [path/to/solgate]
 # With --tls solgate serves HTTPS with a CA and certificate made here (openssl), and the
 # client reaches it with OS_ENDPOINT=https://... and OS_CACERT.
@@ -56,6 +58,15 @@ if [ "$keystone" = true ]; then
     ensure_keystone || { echo "FAIL: no Keystone for the --keystone check" >&2; exit 1; }
     export SOLGATE__AUTH__MODE=keystone SOLGATE__AUTH__KEYSTONE__AUTH_URL="$SOLGATE_TEST_KEYSTONE_URL" \
         SOLGATE__AUTH__KEYSTONE__USERNAME=solgate SOLGATE__AUTH__KEYSTONE__PASSWORD="$SOLGATE_TEST_KEYSTONE_PASSWORD"
+fi
+
+default_mode=false
+if [ "$tls" = false ] && [ "$keystone" = false ]; then default_mode=true; fi
+if [ "$default_mode" = true ] && [ -z "${SOLGATE_TEST_KEYSTONE_URL:-}" ]; then
+    # `openstack vim register` is checked against a real Keystone (test.sh exports its URL).
+    # shellcheck source=services.sh
+    source deploy/scripts/services.sh
+    ensure_keystone || { echo "FAIL: no Keystone for the vim commands" >&2; exit 1; }
 fi
 
 # solgate, embedded, on a free port.
@@ -246,6 +257,48 @@ run 0 "v2 vnflcm subsc show" -- $openstack vnflcm subsc show "$subsc"
 run 0 "v2 vnflcm subsc delete" -- $openstack vnflcm subsc delete "$subsc"
 run 0 "v2 vnflcm terminate --D" -- $openstack vnflcm terminate "$inst" --D
 unset OS_TACKER_API_VERSION
+
+# ---- VIM registry (Tacker's /v1.0/vims), checked against the test Keystone ----
+# `openstack vim register --config-file` files naming the test Keystone's admin.
+vim_password="${SOLGATE_TEST_KEYSTONE_PASSWORD:-solgate-keystone-test}"
+vim_config() { # password
+    printf 'auth_url: %s\nusername: admin\npassword: %s\nproject_name: admin\n' "${SOLGATE_TEST_KEYSTONE_URL:-}" "$1"
+    printf "project_domain_name: Default\nuser_domain_name: Default\ncert_verify: 'True'\n"
+}
+vim_config "$vim_password" >"$work/vim.yaml"
+vim_config wrong-password >"$work/vim-wrong.yaml"
+if [ "$default_mode" = true ]; then
+    run 0 "vim register --is-default" -- $openstack vim register --config-file "$work/vim.yaml" --description first --is-default vim0 -f json
+    vim=$(echo "$out" | json 'd["id"]')
+    if grep -q -- "$vim_password" <<<"$out"; then failures=$((failures + 1)); echo "FAIL: vim register shows the password" >&2; fi
+    [ "$(echo "$out" | json 'd["status"]')" = ACTIVE ] || { failures=$((failures + 1)); echo "FAIL: the VIM is not ACTIVE: $out" >&2; }
+    run 1 "vim register (wrong password: 422, exit 1)" -- $openstack vim register --config-file "$work/vim-wrong.yaml" vim-wrong
+    grep -q "refused the credentials" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the refusal was not explained" >&2; }
+    run 1 "vim register (same name: 409, exit 1)" -- $openstack vim register --config-file "$work/vim.yaml" vim0
+    run 0 "vim list" -- $openstack vim list
+    run 0 "vim list --long" -- $openstack vim list --long -f json
+    [ "$(echo "$out" | json 'd[0]["Is Default"]')" = True ] || { failures=$((failures + 1)); echo "FAIL: vim0 is not the default: $out" >&2; }
+    run 0 "vim show (name)" -- $openstack vim show vim0 -f json
+    run 0 "vim show (id)" -- $openstack vim show "$vim" -f json
+    if grep -q -- "$vim_password" <<<"$out"; then failures=$((failures + 1)); echo "FAIL: vim show shows the password" >&2; fi
+    # An instantiation without vimConnectionInfo runs on the default VIM: the test Keystone
+    # has no Heat, so it ends FAILED_TEMP, its parameters naming the VIM.
+    run 0 "vnflcm create (default VIM)" -- $openstack vnflcm create "$vnfd_id" --name on-default-vim -f json
+    inst=$(echo "$out" | json 'd["ID"]')
+    run 0 "vnflcm instantiate (default VIM)" -- $openstack vnflcm instantiate "$inst" "$work/inst-v2.json"
+    wait_state FAILED_TEMP $openstack vnflcm op list --filter "(eq,vnfInstanceId,$inst)"
+    op=$($openstack vnflcm op list --filter "(eq,vnfInstanceId,$inst)" -f value -c ID)
+    run 0 "vnflcm op show (default VIM)" -- $openstack vnflcm op show "$op" -f json
+    grep -q "$vim" <<<"$out" || { failures=$((failures + 1)); echo "FAIL: the instantiation did not use the default VIM: $out" >&2; }
+    run 0 "vnflcm op fail (default VIM)" -- $openstack vnflcm op fail "$op"
+    run 0 "vnflcm delete (default VIM)" -- $openstack vnflcm delete "$inst"
+    run 0 "vim set --name --description --is-default False" -- $openstack vim set vim0 --name vim0-renamed --description changed --is-default False -f json
+    [ "$(echo "$out" | json 'd["name"]')" = vim0-renamed ] || { failures=$((failures + 1)); echo "FAIL: vim set did not rename: $out" >&2; }
+    run 0 "vim set --config-file" -- $openstack vim set --config-file "$work/vim.yaml" vim0-renamed -f json
+    run 1 "vim set --config-file (wrong password: 422, exit 1)" -- $openstack vim set --config-file "$work/vim-wrong.yaml" vim0-renamed
+    run 0 "vim delete" -- $openstack vim delete vim0-renamed
+    run 1 "vim show (deleted: 404, exit 1)" -- $openstack vim show "$vim"
+fi
 run 0 "vnf package update DISABLED" -- $openstack vnf package update "$pkg" --operational-state DISABLED
 run 0 "vnf package delete" -- $openstack vnf package delete "$pkg"
 
@@ -256,6 +309,12 @@ if [ "$keystone" = true ]; then
     OS_USERNAME=demo-reader run 1 "keystone reader: vnflcm create (403)" -- $openstack vnflcm create "$vnfd_id"
     grep -q "Policy doesn't allow" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the reader's 403 detail was not shown" >&2; }
     OS_PASSWORD=wrong run 1 "keystone wrong password" -- $openstack vnflcm list
+    # The VIM registry with Keystone tokens: Tacker's rules (a reader may not create_vim).
+    OS_USERNAME=demo-reader run 1 "keystone reader: vim register (403)" -- $openstack vim register --config-file "$work/vim.yaml" vim-reader
+    grep -q "create_vim" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the reader's create_vim 403 was not shown" >&2; }
+    run 0 "keystone member: vim register" -- $openstack vim register --config-file "$work/vim.yaml" --is-default vim-demo -f json
+    OS_USERNAME=demo-reader run 0 "keystone reader: vim show" -- $openstack vim show vim-demo -f json
+    run 0 "keystone member: vim delete" -- $openstack vim delete vim-demo
     run 0 "keystone no token: 401" -- curl -s -o /dev/null -w '%{http_code}' "$scheme://$address/vnflcm/v1/vnf_instances"
     [ "$out" = 401 ] || { failures=$((failures + 1)); echo "FAIL: no token answered $out, not 401" >&2; }
 fi

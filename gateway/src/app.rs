@@ -7,7 +7,7 @@ use actix_web::{App, web};
 use crate::route::{self, resource};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{api_versions, auth, health, openapi, vnflcm, vnfpkgm};
+use crate::{api_versions, auth, health, openapi, vims, vnflcm, vnfpkgm};
 
 /// Operational routes every process serves.
 pub fn configure_operations(cfg: &mut web::ServiceConfig) {
@@ -25,6 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     }
     vnflcm::configure(cfg);
     vnfpkgm::configure(cfg);
+    vims::configure(cfg);
     cfg.service(resource(auth::endpoint::PATH).post(auth::endpoint::token).finish());
 }
 

@@ -14,6 +14,7 @@ pub mod settings;
 pub mod sol013;
 pub mod state;
 pub mod tls;
+pub mod vims;
 pub mod vnflcm;
 pub mod vnfpkgm;
 

@@ -21,6 +21,7 @@ mod sol013_layer;
 mod telemetry;
 mod tenancy;
 mod tls;
+mod vims;
 mod vnflcm_v1;
 mod vnflcm_v2;
 mod vnfpkgm;

@@ -8,6 +8,7 @@ pub mod list;
 pub mod notifications;
 pub mod outbox;
 pub mod pkgm_subscriptions;
+pub mod vims;
 pub mod vnf_packages;
 
 use chrono::{DateTime, Utc};

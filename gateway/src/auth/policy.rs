@@ -8,6 +8,8 @@
 //! `vnflcm:v2:all` (every operation of the API), `vnflcm:v2:readonly` (its reads), or one
 //! operation by the last part of its rule name (`vnflcm:v2:instantiate`,
 //! `vnfpkgm:v1:package_content`, `vnflcm:v1:index`). Scopes of other services are ignored.
+//! The VIM registry (`/v1.0/vims`) has Tacker's rules `create_vim`, `get_vim`, `update_vim`
+//! and `delete_vim`, and the scopes `nfvo:v1:{all,readonly,create,index,show,update,delete}`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -47,8 +49,8 @@ impl Policy {
     }
 }
 
-/// The APIs scopes are named after.
-const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm"];
+/// The APIs scopes are named after (`nfvo`: the VIM registry, `/v1.0/vims`, as `nfvo:v1:...`).
+const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm", "nfvo"];
 
 /// Whether `scope` is one of solgate's (`{api}:v{N}:{permission}`), which the token
 /// endpoint may grant.
@@ -96,6 +98,9 @@ struct Target<'a> {
 }
 
 fn target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
+    if let Some(target) = vims_target(method, path) {
+        return Some(target);
+    }
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (api, rest) = segments.split_first()?;
     if !SCOPED_APIS.contains(api) {
@@ -122,9 +127,36 @@ fn target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
     Some(Target { api, major, resource, action })
 }
 
+/// Tacker's legacy NFVO API: `/v1.0/vims[.json]` and `/v1.0/vims/{id}[.json]`.
+fn vims_target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
+    let rest = path.strip_prefix("/v1.0/vims")?;
+    let rest = rest.strip_suffix(".json").unwrap_or(rest).trim_end_matches('/');
+    let one = match rest {
+        "" => false,
+        id if id.starts_with('/') && !id[1..].contains('/') => true,
+        _ => return None,
+    };
+    let action = match (one, method.clone()) {
+        (false, Method::POST) => "create",
+        (false, _) => "index",
+        (true, Method::GET | Method::HEAD) => "show",
+        (true, Method::DELETE) => "delete",
+        (true, _) => "update",
+    };
+    Some(Target { api: "nfvo", major: Some("1"), resource: "vims", action: action.to_owned() })
+}
+
 /// Tacker's policy name of a request.
 fn rule_name(method: &Method, path: &str) -> Option<String> {
     let target = target(method, path)?;
+    if target.api == "nfvo" {
+        // Tacker's VIM rules: create_vim, get_vim (lists too), update_vim, delete_vim.
+        let verb = match target.action.as_str() {
+            "index" | "show" => "get",
+            other => other,
+        };
+        return Some(format!("{verb}_vim"));
+    }
     let prefix = match (target.api, target.major) {
         ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
         _ => "os_nfv_orchestration_api",
@@ -183,6 +215,11 @@ mod tests {
             "os_nfv_orchestration_api:subscriptions:create"
         );
         assert_eq!(rule(Method::GET, "/vnflcm/api_versions").unwrap().1, Role::Reader);
+        assert_eq!(rule(Method::POST, "/v1.0/vims.json"), Some(("create_vim".into(), Role::Member)));
+        assert_eq!(rule(Method::GET, "/v1.0/vims"), Some(("get_vim".into(), Role::Reader)));
+        assert_eq!(rule(Method::GET, "/v1.0/vims/v.json").unwrap().0, "get_vim");
+        assert_eq!(rule(Method::PUT, "/v1.0/vims/v.json").unwrap().0, "update_vim");
+        assert_eq!(rule(Method::DELETE, "/v1.0/vims/v").unwrap().0, "delete_vim");
         assert_eq!(rule(Method::GET, "/healthz"), None);
         assert_eq!(rule(Method::POST, "/oauth2/token"), None);
     }
@@ -206,6 +243,10 @@ mod tests {
         assert!(!allows(&["vnfpkgm:v1:all"], Method::GET, "/vnflcm/api_versions"));
         assert!(!allows(&[], Method::GET, "/vnflcm/v2/vnf_instances"));
         assert!(allows(&[], Method::GET, "/healthz"), "outside the APIs");
+        assert!(!allows(&["vnflcm:v2:all"], Method::POST, "/v1.0/vims.json"), "the VIM registry has its own scopes");
+        assert!(allows(&["nfvo:v1:readonly"], Method::GET, "/v1.0/vims/v.json"));
+        assert!(allows(&["nfvo:v1:create"], Method::POST, "/v1.0/vims"));
+        assert!(!allows(&["nfvo:v1:readonly"], Method::DELETE, "/v1.0/vims/v"));
 
         assert!(is_known_scope("vnflcm:v2:all") && is_known_scope("vnfpkgm:v1:package_content"));
         for unknown in ["vnflcm", "vnflcm:2:all", "vnflcm:v2:", "nova:v2:all", "vnflcm:v2:all:x", "vnflcm:vx:all"] {

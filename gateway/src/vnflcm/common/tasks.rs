@@ -30,8 +30,10 @@ pub async fn accept(
     // unknown instance.
     validate(negotiated, operation.request_schema(), &body)?;
     let major = major_of(negotiated)?;
-    // VIM credentials are stored sealed from here on (operationParams, plan, instance).
     let mut body = body;
+    // A vimId alone names a registered VIM; an instantiation without any uses the default.
+    crate::vims::complete_vim_connections(state, tenant, major, operation, &mut body).await?;
+    // VIM credentials are stored sealed from here on (operationParams, plan, instance).
     state.secrets.seal(&mut body);
     let links = state.links.clone();
     let vim_types = state.vim_types.clone();

@@ -1,0 +1,3 @@
+DROP INDEX vims_default;
+DROP INDEX vims_name;
+DROP TABLE vims;
