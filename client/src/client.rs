@@ -244,7 +244,7 @@ impl Client {
         self.exchange_with(method, url, Some(&version), body, "application/json", Some(header)).await
     }
 
-    async fn exchange(
+    pub(crate) async fn exchange(
         &self,
         method: Method,
         url: Url,

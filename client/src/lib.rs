@@ -15,6 +15,7 @@ mod error;
 mod lcm;
 mod packages;
 mod versions;
+mod vims;
 mod wait;
 
 pub use archive::zip_directory;

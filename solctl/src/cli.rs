@@ -123,6 +123,11 @@ pub enum Command {
         #[command(subcommand)]
         command: Package,
     },
+    /// The VIM registry (python-tackerclient's `openstack vim …`).
+    Vim {
+        #[command(subcommand)]
+        command: Vim,
+    },
     /// Prints a shell completion script.
     Completion {
         #[arg(value_enum)]
@@ -386,6 +391,45 @@ pub enum Subsc {
     Delete {
         #[arg(required = true)]
         subscription_id: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Vim {
+    /// Register a VIM from a config file (the YAML `openstack vim register --config-file`
+    /// reads: auth_url, username, password, project_name, domains, cert_verify; for
+    /// Kubernetes `type: kubernetes`, bearer_token or username/password, ssl_ca_cert).
+    Register {
+        name: String,
+        #[arg(long)]
+        config_file: PathBuf,
+        #[arg(long)]
+        description: Option<String>,
+        /// Make it the project's default VIM.
+        #[arg(long)]
+        is_default: bool,
+    },
+    /// List the VIMs of the project (all of them for an admin).
+    List,
+    /// Show a VIM (never its secrets).
+    Show { vim: String },
+    /// Change a VIM's name, description, default flag or credentials.
+    Set {
+        vim: String,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long, value_parser = clap::value_parser!(bool))]
+        is_default: Option<bool>,
+        /// New credentials (the same YAML as `register`).
+        #[arg(long)]
+        config_file: Option<PathBuf>,
+    },
+    /// Delete VIMs.
+    Delete {
+        #[arg(required = true)]
+        vim: Vec<String>,
     },
 }
 

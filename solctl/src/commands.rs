@@ -10,7 +10,7 @@ use solgate_client::{Api, Client, ListQuery, OpAction, VnfdFormat, WaitOptions};
 use crate::Failure;
 use crate::cli::{
     Artifact, CancelMode, Cli, Command, Format, OperateState, OperationalState, Package, ScaleType, Subsc,
-    TerminationType, Vnf, VnfdType, Vnflcm, Wait,
+    TerminationType, Vim, Vnf, VnfdType, Vnflcm, Wait,
 };
 use crate::output::{Column, Printer, record_columns, title_case};
 
@@ -32,6 +32,7 @@ pub async fn run(cli: Cli) -> Outcome {
         Command::Vnf { command: Vnf::Package { command } } | Command::Package { command } => {
             context.package(command).await
         }
+        Command::Vim { command } => context.vim(command).await,
         Command::Completion { .. } => Ok(()),
     };
     for deprecation in context.client.deprecations() {
@@ -662,6 +663,131 @@ impl Context {
             .await;
         bar.finish_and_clear();
         Ok(result?)
+    }
+}
+
+/// The `vim` part of a register/set body from the YAML python-tackerclient's
+/// `--config-file` takes: `auth_url`, `auth_cred`, `vim_project` and `type`.
+fn vim_from_config(path: &Path) -> Result<Map<String, Value>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|error| Failure::Usage(format!("{}: {error}", path.display())))?;
+    let config: Value =
+        serde_yaml_ng::from_str(&text).map_err(|error| Failure::Usage(format!("{}: {error}", path.display())))?;
+    let text_of = |key: &str| {
+        config.get(key).and_then(|value| match value {
+            Value::String(text) => Some(text.clone()),
+            Value::Bool(flag) => Some(if *flag { "True".into() } else { "False".into() }),
+            Value::Number(number) => Some(number.to_string()),
+            _ => None,
+        })
+    };
+    let auth_url =
+        text_of("auth_url").ok_or_else(|| Failure::Usage(format!("{}: auth_url is required", path.display())))?;
+    let kind = text_of("type").unwrap_or_else(|| "openstack".into());
+    let mut cred = Map::new();
+    let mut project = Map::new();
+    if kind == "kubernetes" {
+        for key in
+            ["bearer_token", "username", "password", "ssl_ca_cert", "oidc_token_url", "client_id", "client_secret"]
+        {
+            if let Some(value) = text_of(key) {
+                cred.insert(key.into(), json!(value));
+            }
+        }
+        project.insert("name".into(), json!(text_of("project_name").unwrap_or_else(|| "default".into())));
+    } else {
+        for key in ["username", "password"] {
+            cred.insert(
+                key.into(),
+                json!(text_of(key).ok_or_else(|| Failure::Usage(format!("{}: {key} is required", path.display())))?),
+            );
+        }
+        cred.insert("user_domain_name".into(), json!(text_of("user_domain_name").unwrap_or_else(|| "Default".into())));
+        cred.insert("cert_verify".into(), json!(text_of("cert_verify").unwrap_or_else(|| "True".into())));
+        project.insert("name".into(), json!(text_of("project_name").unwrap_or_default()));
+        project.insert(
+            "project_domain_name".into(),
+            json!(text_of("project_domain_name").unwrap_or_else(|| "Default".into())),
+        );
+    }
+    let mut vim = Map::new();
+    vim.insert("type".into(), json!(kind));
+    vim.insert("auth_url".into(), json!(auth_url));
+    vim.insert("auth_cred".into(), Value::Object(cred));
+    vim.insert("vim_project".into(), Value::Object(project));
+    Ok(vim)
+}
+
+impl Context {
+    async fn vim(&self, command: Vim) -> Outcome {
+        let client = &self.client;
+        match command {
+            Vim::Register { name, config_file, description, is_default } => {
+                let mut vim = vim_from_config(&config_file)?;
+                vim.insert("name".into(), json!(name));
+                vim.insert("is_default".into(), json!(is_default));
+                if let Some(description) = description {
+                    vim.insert("description".into(), json!(description));
+                }
+                let registered = client.register_vim(Value::Object(vim)).await?;
+                self.print(&registered, record_columns(&registered))
+            }
+            Vim::List => {
+                let vims = client.list_vims().await?;
+                // python-tackerclient's `vim list` columns.
+                let columns = [
+                    ("id", "ID"),
+                    ("name", "Name"),
+                    ("tenant_id", "Tenant_id"),
+                    ("type", "Type"),
+                    ("is_default", "Is Default"),
+                    ("status", "Status"),
+                ]
+                .iter()
+                .map(|(attribute, title)| Column::titled(attribute, title))
+                .collect();
+                self.print_list(&vims, columns)
+            }
+            Vim::Show { vim } => {
+                let shown = client.show_vim(&vim).await?;
+                self.print(&shown, record_columns(&shown))
+            }
+            Vim::Set { vim, name, description, is_default, config_file } => {
+                let mut changes = match &config_file {
+                    Some(path) => {
+                        let mut config = vim_from_config(path)?;
+                        // type and auth_url cannot change: only the credentials are sent.
+                        config.retain(|key, _| key == "auth_cred" || key == "vim_project");
+                        config
+                    }
+                    None => Map::new(),
+                };
+                if let Some(name) = name {
+                    changes.insert("name".into(), json!(name));
+                }
+                if let Some(description) = description {
+                    changes.insert("description".into(), json!(description));
+                }
+                if let Some(is_default) = is_default {
+                    changes.insert("is_default".into(), json!(is_default));
+                }
+                if changes.is_empty() {
+                    return Err(Failure::Usage(
+                        "nothing to change: give --name, --description, --is-default or --config-file".into(),
+                    ));
+                }
+                let updated = client.update_vim(&vim, Value::Object(changes)).await?;
+                self.print(&updated, record_columns(&updated))
+            }
+            Vim::Delete { vim } => {
+                let mut failures = Vec::new();
+                for id in &vim {
+                    if let Err(error) = client.delete_vim(id).await {
+                        failures.push(format!("{id}: {}", Failure::from(error)));
+                    }
+                }
+                delete_summary(self, "VIM", &vim, &failures)
+            }
+        }
     }
 }
 

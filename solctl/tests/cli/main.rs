@@ -10,3 +10,4 @@ mod helpers;
 mod lcm;
 mod output;
 mod packages;
+mod vims;
