@@ -53,14 +53,25 @@ fn binary_serves_on_a_free_port_and_stops_on_sigterm() {
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir.path())
         .env("SOLGATE_LOG_FORMAT", "json")
+        // In-flight requests get 5 s (30 by default), well inside the 20 s this test waits.
+        .env("SOLGATE__HTTP__SHUTDOWN_TIMEOUT_SECS", "5")
         .env_remove("RUST_LOG")
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Read stderr all the time (a full pipe would block the server's logging, and with it
+    // its shutdown), handing the lines over a channel.
     let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
+    let (sender, lines) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
     let port = loop {
-        let line = lines.next().expect("the server logs before exiting").unwrap();
+        let line = lines.recv_timeout(Duration::from_secs(30)).expect("the server logs that it listens");
         let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("JSON log line: {line}"));
         if let Some(address) = event["address"].as_str()
             && event["message"].as_str().unwrap_or_default().contains("listening")
@@ -74,13 +85,18 @@ fn binary_serves_on_a_free_port_and_stops_on_sigterm() {
     assert!(data_dir.path().join("solgate.db").exists(), "the SQLite file lives in the data directory");
 
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-    let status = wait_with_timeout(&mut child, Duration::from_secs(20));
+    let status = wait_with_timeout(&mut child, Duration::from_secs(20), &lines);
     assert!(status.success(), "exit status {status:?}");
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    // The reader ends at the end of stderr, when the server has exited.
+    let rest: Vec<String> = lines.iter().collect();
     assert!(rest.iter().any(|line| line.contains("solgate stopped")), "{rest:?}");
 }
 
-fn wait_with_timeout(child: &mut std::process::Child, timeout: Duration) -> std::process::ExitStatus {
+fn wait_with_timeout(
+    child: &mut std::process::Child,
+    timeout: Duration,
+    lines: &std::sync::mpsc::Receiver<String>,
+) -> std::process::ExitStatus {
     let deadline = std::time::Instant::now() + timeout;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -88,7 +104,8 @@ fn wait_with_timeout(child: &mut std::process::Child, timeout: Duration) -> std:
         }
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
-            panic!("the server did not stop within {timeout:?}");
+            let log: Vec<String> = lines.try_iter().collect();
+            panic!("the server did not stop within {timeout:?}; its log since: {log:#?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
