@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::{HttpServer, web};
+use actix_web::web;
 use anyhow::Context;
 use futures_util::future::BoxFuture;
 use solgate_conductor::rpc::amqp::AmqpTransport;
@@ -307,17 +307,17 @@ impl Application {
             machine,
         });
         let api = role != Role::Conductor;
-        let server = HttpServer::new(move || solgate_gateway::app::app(state.clone(), extra, api))
-            .on_connect(solgate_gateway::tls::record_peer_names);
-        let mut server = match &tls {
-            Some(tls) => server.listen_rustls_0_23(listener, tls.server_config()?)?,
-            None => server.listen(listener)?,
-        }
-        .shutdown_timeout(settings.http.shutdown_timeout_secs);
-        if settings.http.workers > 0 {
-            server = server.workers(settings.http.workers);
-        }
-        let server = server.run();
+        let listener_settings = solgate_gateway::listener::ListenerSettings {
+            workers: settings.http.workers,
+            shutdown_timeout_secs: settings.http.shutdown_timeout_secs,
+        };
+        let server = solgate_gateway::listener::serve(
+            move || solgate_gateway::app::app(state.clone(), extra, api),
+            listener,
+            tls.clone(),
+            &listener_settings,
+            solgate_gateway::tls::record_peer_names,
+        )?;
         let mutual = tls.as_ref().is_some_and(|tls| tls.mutual());
         tracing::info!(%address, %public_endpoint, ?role, mutual_tls = mutual, "solgate listening on {scheme}://{address}");
         if let Some(tls) = &tls {

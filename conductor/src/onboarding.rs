@@ -82,8 +82,10 @@ struct Running(String);
 impl Running {
     fn enter(conductor: &str, package_id: &str) -> Option<Running> {
         let key = format!("{conductor}/{package_id}");
-        let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
-        running.insert(key.clone()).then_some(Running(key))
+        let fresh = RUNNING.lock().unwrap_or_else(PoisonError::into_inner).insert(key.clone());
+        // Made only once the lock is released: a `Running` refused while it is held would
+        // lock it again on drop and hang the conductor.
+        fresh.then(|| Running(key))
     }
 }
 
@@ -734,5 +736,21 @@ mod tests {
     fn addresses_are_shown_without_credentials() {
         assert_eq!(redacted("http://user:secret@example.com/p.zip"), "http://example.com/p.zip");
         assert_eq!(redacted("not a url"), "not a url");
+    }
+
+    #[test]
+    fn work_delivered_twice_at_once_is_refused_without_hanging() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let first = Running::enter("c", "p");
+            let second = Running::enter("c", "p");
+            let refused = first.is_some() && second.is_none();
+            drop(first);
+            // Released: the package can be worked on again.
+            let again = Running::enter("c", "p").is_some();
+            let _ = done.send(refused && again);
+        });
+        let outcome = finished.recv_timeout(Duration::from_secs(5));
+        assert_eq!(outcome, Ok(true), "a second delivery must be refused, not deadlock");
     }
 }

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod common;
 pub mod error;
 pub mod health;
+pub mod listener;
 pub mod metrics;
 pub mod openapi;
 pub mod route;

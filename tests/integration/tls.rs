@@ -674,3 +674,29 @@ async fn sighup_reloads_the_certificate_of_a_running_server() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[tokio::test]
+async fn http_layer_errors_over_https_are_problem_details() {
+    use crate::sol013_layer::{huge_head, raw_exchange};
+    let https = https_app(false).await;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(CertificateDer::from_pem_slice(https.ca.pem().as_bytes()).unwrap()).unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let address = https.app.address.trim_start_matches("https://").to_owned();
+    let connect = || async {
+        let tcp = tokio::net::TcpStream::connect(&address).await.unwrap();
+        connector.connect(rustls::pki_types::ServerName::try_from("localhost").unwrap(), tcp).await.unwrap()
+    };
+    let replies = raw_exchange(connect().await, huge_head("/vnflcm/api_versions")).await;
+    assert!(replies[0].problem(431).contains("too large"));
+    let request = b"GET /vnflcm/api_versions HTTP/1.1\r\nHost: solgate\r\n\r\nGARBAGE\r\n\r\n".to_vec();
+    let replies = raw_exchange(connect().await, request).await;
+    assert_eq!(replies.len(), 2);
+    assert_eq!(replies[0].status, 200, "{}", replies[0].head);
+    replies[1].problem(400);
+}
