@@ -305,6 +305,10 @@ impl Application {
             secrets,
             auth,
             machine,
+            nfvo_package_wait: nfvo.as_ref().map(|_| {
+                // The two exchanges with the NFVO, the transfer, then the onboarding itself.
+                Duration::from_secs(2 * settings.nfvo.timeout_secs + settings.packages.fetch_timeout_secs + 60)
+            }),
         });
         let api = role != Role::Conductor;
         let listener_settings = solgate_gateway::listener::ListenerSettings {

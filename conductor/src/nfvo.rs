@@ -1,7 +1,9 @@
 //! Working beside an external NFVO: the `[nfvo]` settings and the SOL003 Grant client
 //! (v3.3.1 clause 9 for VNF LCM v2, v2.6.1 for v1). In `local` mode (the default) the
 //! VNFM grants itself, as before; in `external` mode every resource change asks the
-//! NFVO first (`POST {endpoint}/grant/v1/grants`).
+//! NFVO first (`POST {endpoint}/grant/v1/grants`), and a VNF package whose VNFD is not
+//! onboarded here is taken from the NFVO's VNF package management interface
+//! (`GET {endpoint}/vnfpkgm/v2/onboarded_vnf_packages/{vnfdId}` and its `package_content`).
 //!
 //! The endpoint is the operator's, not a client's: it is not checked against the
 //! `[egress]` SSRF guard (which confines URIs that API clients hand in), but it must be
@@ -21,6 +23,10 @@ use solgate_core::egress::Outbound;
 
 /// The SOL003 Grant interface version sent in `Version` (SOL003 v3.3.1: 1.4.0).
 pub const GRANT_API_VERSION: &str = "1.4.0";
+
+/// The SOL003 VNF package management interface version sent in `Version` when packages are
+/// taken from the NFVO (SOL003 v3.3.1: `/vnfpkgm/v2`, 2.1.0; Tacker's default too).
+pub const VNFPKGM_API_VERSION: &str = "2.1.0";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -290,14 +296,26 @@ impl GrantClient {
         uri: &str,
         body: Option<&Value>,
     ) -> Result<reqwest::Response, GrantError> {
+        self.send_as(method, uri, body, "application/json", GRANT_API_VERSION, Some(self.timeout())).await
+    }
+
+    /// One exchange with the NFVO with its credentials; `timeout` bounds the whole exchange
+    /// (`None`: the caller bounds the body's transfer itself).
+    async fn send_as(
+        &self,
+        method: reqwest::Method,
+        uri: &str,
+        body: Option<&Value>,
+        accept: &str,
+        version: &str,
+        timeout: Option<Duration>,
+    ) -> Result<reqwest::Response, GrantError> {
         let mut fresh_token = false;
         loop {
-            let mut request = self
-                .http
-                .request(method.clone(), uri)
-                .timeout(self.timeout())
-                .header(ACCEPT, "application/json")
-                .header("Version", GRANT_API_VERSION);
+            let mut request = self.http.request(method.clone(), uri).header(ACCEPT, accept).header("Version", version);
+            if let Some(timeout) = timeout {
+                request = request.timeout(timeout);
+            }
             if let Some(body) = body {
                 request = request.header(CONTENT_TYPE, "application/json").body(body.to_string());
             }
@@ -324,6 +342,59 @@ impl GrantClient {
             }
             return Ok(response);
         }
+    }
+
+    /// `{endpoint}/vnfpkgm/v2/onboarded_vnf_packages/{vnfdId}` (with `suffix`), the vnfdId
+    /// one path segment whatever it holds.
+    fn onboarded_package_uri(&self, vnfd_id: &str, suffix: &str) -> Result<url::Url, GrantError> {
+        let mut url = url::Url::parse(&self.settings.endpoint)
+            .map_err(|error| GrantError::Unavailable(format!("nfvo.endpoint: {error}")))?;
+        url.path_segments_mut()
+            .map_err(|()| GrantError::Unavailable("nfvo.endpoint cannot be a base URL".into()))?
+            .pop_if_empty()
+            .extend(["vnfpkgm", "v2", "onboarded_vnf_packages", vnfd_id])
+            .extend(suffix.split('/').filter(|part| !part.is_empty()));
+        Ok(url)
+    }
+
+    /// The NFVO's VnfPkgInfo of the package that holds VNFD `vnfd_id` (SOL003 v3.3.1
+    /// clause 10.4.3). A 4xx (404: the NFVO has no such package) is `Rejected`.
+    pub async fn onboarded_package(&self, vnfd_id: &str) -> Result<Value, GrantError> {
+        let uri = self.onboarded_package_uri(vnfd_id, "")?;
+        let response = self
+            .send_as(
+                reqwest::Method::GET,
+                uri.as_str(),
+                None,
+                "application/json",
+                VNFPKGM_API_VERSION,
+                Some(self.timeout()),
+            )
+            .await?;
+        if !response.status().is_success() {
+            return Err(failure(response).await);
+        }
+        let info: Value = response
+            .json()
+            .await
+            .map_err(|error| GrantError::Unavailable(format!("The NFVO's VnfPkgInfo is not JSON: {error}")))?;
+        if !info.is_object() {
+            return Err(GrantError::Unavailable("The NFVO's VnfPkgInfo is not an object.".into()));
+        }
+        Ok(info)
+    }
+
+    /// The response whose body is the package's content (a zip, clause 10.4.5); the caller
+    /// reads it within its own size and time bounds.
+    pub async fn onboarded_package_content(&self, vnfd_id: &str) -> Result<reqwest::Response, GrantError> {
+        let uri = self.onboarded_package_uri(vnfd_id, "package_content")?;
+        let response = self
+            .send_as(reqwest::Method::GET, uri.as_str(), None, "application/zip", VNFPKGM_API_VERSION, None)
+            .await?;
+        if !response.status().is_success() {
+            return Err(failure(response).await);
+        }
+        Ok(response)
     }
 
     async fn token(&self, renew: bool) -> Result<String, GrantError> {
@@ -357,7 +428,7 @@ async fn failure(response: reqwest::Response) -> GrantError {
         GrantError::Rejected(problem_of(status, &body))
     } else {
         let detail = body["detail"].as_str().map(|detail| format!(": {detail}")).unwrap_or_default();
-        GrantError::Unavailable(format!("The NFVO answered the grant request with HTTP {}{detail}", status.as_u16()))
+        GrantError::Unavailable(format!("The NFVO answered with HTTP {}{detail}", status.as_u16()))
     }
 }
 

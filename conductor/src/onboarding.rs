@@ -34,6 +34,7 @@ use solgate_vnfpkg::{CsarError, Limits, PackageContents};
 use tokio::io::AsyncWriteExt;
 
 use crate::context::{ConductorContext, ConductorError};
+use crate::nfvo::GrantError;
 use solgate_core::egress::Outbound;
 use solgate_core::now;
 use solgate_core::packages::{
@@ -138,6 +139,8 @@ pub async fn process(ctx: &Arc<ConductorContext>, package_id: &str) -> Result<()
                 }
             }
         }
+        // A GET of the operator's NFVO: safe to repeat after an interrupted attempt.
+        (_, Origin::Nfvo { vnfd_id }) => fetch_from_nfvo(ctx, &files, vnfd_id).await,
         (_, Origin::Stored) => {
             if files.package_zip().is_file() {
                 Ok(())
@@ -318,8 +321,12 @@ async fn enter_processing(ctx: &Arc<ConductorContext>, id: &str) -> Result<bool,
             let owner = me.clone();
             modify_owned(conn, &id, &me, &[UPLOADING], &move |_, record| {
                 record.body["onboardingState"] = json!(PROCESSING);
-                record.upload_source =
-                    Some(UploadSource { origin: Origin::Stored, owner: Some(owner.clone()) }.to_value());
+                // An NFVO's package keeps the vnfdId it must hold (it carries no secret).
+                let origin = match UploadSource::of(record).map(|source| source.origin) {
+                    Some(nfvo @ Origin::Nfvo { .. }) => nfvo,
+                    _ => Origin::Stored,
+                };
+                record.upload_source = Some(UploadSource { origin, owner: Some(owner.clone()) }.to_value());
                 Ok(())
             })
         })
@@ -428,6 +435,171 @@ async fn fetch(
     tokio::fs::rename(&partial, files.package_zip()).await.map_err(io_failure)
 }
 
+/// Takes the package holding VNFD `vnfd_id` from the NFVO (`[nfvo] mode = "external"`):
+/// its VnfPkgInfo must say ENABLED and give a checksum, and the content, bounded like an
+/// `upload_from_uri`, must match that checksum before it becomes `package.zip`.
+async fn fetch_from_nfvo(ctx: &ConductorContext, files: &PackageFiles, vnfd_id: &str) -> Result<(), OnboardingFailure> {
+    let Some(nfvo) = ctx.nfvo.as_ref() else {
+        return Err(OnboardingFailure::new(
+            422,
+            format!("VnfPackage of vnfdId {vnfd_id} is not onboarded, and no external NFVO is configured."),
+        ));
+    };
+    let refused = |error: GrantError| match error {
+        GrantError::Rejected(problem) => OnboardingFailure::new(
+            422,
+            format!(
+                "The NFVO has no usable VNF package for vnfdId {vnfd_id}: {}",
+                problem["detail"].as_str().unwrap_or("refused")
+            ),
+        ),
+        GrantError::Unavailable(detail) => OnboardingFailure::new(503, detail),
+    };
+    let info = nfvo.onboarded_package(vnfd_id).await.map_err(refused)?;
+    let state = |key: &str| info[key].as_str().unwrap_or("absent").to_owned();
+    if info["vnfdId"].as_str().is_some_and(|held| held != vnfd_id) {
+        return Err(OnboardingFailure::new(
+            422,
+            format!("The NFVO answered for vnfdId {vnfd_id} with the package of vnfdId {}.", state("vnfdId")),
+        ));
+    }
+    if state("operationalState") != "ENABLED" {
+        return Err(OnboardingFailure::new(
+            422,
+            format!("The NFVO's VNF package for vnfdId {vnfd_id} is {}, not ENABLED.", state("operationalState")),
+        ));
+    }
+    let checksum = PackageChecksum::of(&info["checksum"]).map_err(|reason| {
+        OnboardingFailure::new(422, format!("The NFVO's VnfPkgInfo for vnfdId {vnfd_id}: {reason}"))
+    })?;
+    let response = nfvo.onboarded_package_content(vnfd_id).await.map_err(refused)?;
+    let settings = &ctx.packages;
+    let max = settings.max_upload_bytes;
+    if response.content_length().is_some_and(|length| length > max) {
+        return Err(too_large_from_nfvo(vnfd_id, max));
+    }
+    let io_failure = |error: std::io::Error| {
+        tracing::error!(%error, "cannot write a VNF package taken from the NFVO");
+        OnboardingFailure::internal()
+    };
+    tokio::fs::create_dir_all(files.root()).await.map_err(io_failure)?;
+    let partial = files.partial("package.zip");
+    let mut file = tokio::fs::File::create(&partial).await.map_err(io_failure)?;
+    let mut hasher = checksum.hasher();
+    let transfer = async {
+        let mut response = response;
+        let mut received: u64 = 0;
+        while let Some(chunk) = response.chunk().await.map_err(|error| {
+            OnboardingFailure::new(
+                503,
+                format!("The NFVO's VNF package content for vnfdId {vnfd_id} could not be read: {}", cause_of(&error)),
+            )
+        })? {
+            received += chunk.len() as u64;
+            if received > max {
+                return Err(too_large_from_nfvo(vnfd_id, max));
+            }
+            hasher.update(&chunk);
+            file.write_all(&chunk).await.map_err(io_failure)?;
+        }
+        file.sync_all().await.map_err(io_failure)
+    };
+    let limit = Duration::from_secs(settings.fetch_timeout_secs.max(1));
+    let written = match tokio::time::timeout(limit, transfer).await {
+        Ok(written) => written,
+        Err(_) => Err(OnboardingFailure::new(
+            503,
+            format!(
+                "The NFVO's VNF package content for vnfdId {vnfd_id} did not arrive within {} seconds.",
+                settings.fetch_timeout_secs
+            ),
+        )),
+    };
+    let written = written.and_then(|()| {
+        let got = hasher.finish();
+        if got.eq_ignore_ascii_case(&checksum.hash) {
+            Ok(())
+        } else {
+            Err(OnboardingFailure::new(
+                422,
+                format!(
+                    "The NFVO's VNF package content for vnfdId {vnfd_id} does not match the checksum of its VnfPkgInfo \
+                     ({} {}, received {got}); it was not onboarded.",
+                    checksum.algorithm, checksum.hash
+                ),
+            ))
+        }
+    });
+    if let Err(failure) = written {
+        let _ = tokio::fs::remove_file(&partial).await;
+        return Err(failure);
+    }
+    tokio::fs::rename(&partial, files.package_zip()).await.map_err(io_failure)
+}
+
+fn too_large_from_nfvo(vnfd_id: &str, max: u64) -> OnboardingFailure {
+    OnboardingFailure::new(
+        413,
+        format!(
+            "The NFVO's VNF package for vnfdId {vnfd_id} is larger than the allowed {max} bytes (packages.max_upload_bytes)."
+        ),
+    )
+}
+
+fn cause_of(error: &reqwest::Error) -> String {
+    std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string)
+}
+
+/// The `checksum` of a VnfPkgInfo (SOL005 `Checksum`: `algorithm`, `hash` in hex).
+struct PackageChecksum {
+    algorithm: String,
+    hash: String,
+}
+
+enum ChecksumHasher {
+    Sha256(sha2::Sha256),
+    Sha512(sha2::Sha512),
+}
+
+impl PackageChecksum {
+    fn of(value: &Value) -> Result<Self, String> {
+        let algorithm = value["algorithm"].as_str().ok_or("it has no checksum.algorithm")?;
+        let hash = value["hash"].as_str().ok_or("it has no checksum.hash")?;
+        let normalized = algorithm.to_ascii_uppercase().replace(['-', '_'], "");
+        if normalized != "SHA256" && normalized != "SHA512" {
+            return Err(format!("checksum.algorithm {algorithm:?} is not supported (SHA-256 and SHA-512 are)."));
+        }
+        Ok(Self { algorithm: algorithm.to_owned(), hash: hash.trim().to_owned() })
+    }
+
+    fn hasher(&self) -> ChecksumHasher {
+        use sha2::Digest;
+        if self.algorithm.to_ascii_uppercase().replace(['-', '_'], "") == "SHA512" {
+            ChecksumHasher::Sha512(sha2::Sha512::new())
+        } else {
+            ChecksumHasher::Sha256(sha2::Sha256::new())
+        }
+    }
+}
+
+impl ChecksumHasher {
+    fn update(&mut self, bytes: &[u8]) {
+        use sha2::Digest;
+        match self {
+            Self::Sha256(hasher) => hasher.update(bytes),
+            Self::Sha512(hasher) => hasher.update(bytes),
+        }
+    }
+
+    fn finish(self) -> String {
+        use sha2::Digest;
+        match self {
+            Self::Sha256(hasher) => hex::encode(hasher.finalize()),
+            Self::Sha512(hasher) => hex::encode(hasher.finalize()),
+        }
+    }
+}
+
 /// PROCESSING: inspect, extract and prepare the VNFD downloads from `package.zip`, then
 /// ONBOARDED in one transaction.
 async fn process_stored(
@@ -447,6 +619,15 @@ async fn process_stored(
         Err(failure) => return fail(ctx, claimed, files, failure).await,
     };
     let vnfd_id = contents.vnfd.descriptor_id.clone();
+    if let Origin::Nfvo { vnfd_id: asked } = &claimed.origin
+        && *asked != vnfd_id
+    {
+        let failure = OnboardingFailure::new(
+            422,
+            format!("The NFVO's VNF package for vnfdId {asked} holds the VNFD {vnfd_id}; it was not onboarded."),
+        );
+        return fail(ctx, claimed, files, failure).await;
+    }
     // A cheap, friendly check before extracting; the unique index has the last word.
     if let Some(other) = onboarded_elsewhere(ctx, &vnfd_id, &claimed.id).await? {
         return fail(ctx, claimed, files, duplicate(&vnfd_id, Some(&other))).await;
@@ -460,7 +641,8 @@ async fn process_stored(
 
     let me = ctx.id.clone();
     let id = claimed.id.clone();
-    let enable = ctx.packages.enable_on_onboarding;
+    // The NFVO offers only ENABLED packages (checked when fetched).
+    let enable = ctx.packages.enable_on_onboarding || matches!(claimed.origin, Origin::Nfvo { .. });
     let links = ctx.links.clone();
     let finished = ctx
         .db_run(move |conn| {

@@ -144,6 +144,10 @@ pub enum Origin {
     },
     /// The content is in `package.zip` (PROCESSING).
     Stored,
+    /// `[nfvo] mode = "external"`: the package holding VNFD `vnfd_id` is taken from the
+    /// NFVO's VNF package management interface (a VNF instance was asked for with a vnfdId
+    /// not onboarded here).
+    Nfvo { vnfd_id: String },
 }
 
 impl UploadSource {
@@ -153,6 +157,10 @@ impl UploadSource {
 
     pub fn uri(address: String, user_name: Option<String>, password: Option<String>) -> Self {
         Self { origin: Origin::Uri { address, user_name, password }, owner: None }
+    }
+
+    pub fn nfvo(vnfd_id: String) -> Self {
+        Self { origin: Origin::Nfvo { vnfd_id }, owner: None }
     }
 
     pub fn to_value(&self) -> Value {

@@ -52,6 +52,9 @@ pub struct AppState {
     pub secrets: Arc<solgate_core::secrets::SecretBox>,
     /// Who a request comes from and whether it may (`[auth]`).
     pub auth: Arc<crate::auth::Authenticator>,
+    /// `[nfvo] mode = "external"`: how long a VNF instance creation may wait for the
+    /// package of a vnfdId not onboarded here to be taken from the NFVO; `None` otherwise.
+    pub nfvo_package_wait: Option<std::time::Duration>,
 }
 
 impl AppState {

@@ -1,6 +1,8 @@
 //! Working beside an external NFVO (`[nfvo] mode = "external"`): a test NFVO on a real
 //! socket speaks the SOL003 Grant interface (`POST /grant/v1/grants` → 201 Grant, or 202 +
-//! `Location` then GET; 403 with ProblemDetails) and records what solgate sends.
+//! `Location` then GET; 403 with ProblemDetails) and the VNF package management interface
+//! (`GET /vnfpkgm/v2/onboarded_vnf_packages/{vnfdId}` and its `package_content`), and records
+//! what solgate sends.
 
 use std::sync::{Arc, Mutex};
 
@@ -8,6 +10,8 @@ use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use reqwest::Method;
 use serde_json::{Value, json};
 use solgate_conductor::nfvo::{NfvoAuthType, NfvoMode, NfvoSettings};
+
+use solgate_vnfpkg::testing::CsarBuilder;
 
 use crate::helpers::{Db, TestApp, send};
 use crate::lcm_support::*;
@@ -46,6 +50,46 @@ struct NfvoState {
     oauth: bool,
     /// The vimType of the VIM it grants.
     vim_type: String,
+    /// The VNF packages it offers.
+    packages: Vec<NfvoPackage>,
+}
+
+/// A VNF package the test NFVO holds: its VnfPkgInfo and its content.
+#[derive(Clone)]
+struct NfvoPackage {
+    vnfd_id: String,
+    info: Value,
+    content: Vec<u8>,
+}
+
+impl NfvoPackage {
+    /// The sample package with VNFD `vnfd_id`, ENABLED, with a true SHA-256 checksum.
+    fn sample(vnfd_id: &str) -> Self {
+        Self::holding(vnfd_id, vnfd_id)
+    }
+
+    /// Offered as the package of `vnfd_id` while its VNFD is `held`.
+    fn holding(vnfd_id: &str, held: &str) -> Self {
+        use sha2::Digest;
+        let csar = CsarBuilder::sample().descriptor_id(held).to_tempfile().unwrap();
+        let content = std::fs::read(csar.path()).unwrap();
+        let hash: String = sha2::Sha256::digest(&content).iter().map(|byte| format!("{byte:02x}")).collect();
+        let id = uuid::Uuid::new_v4().to_string();
+        let info = json!({
+            "id": id,
+            "vnfdId": vnfd_id,
+            "vnfProvider": "Solgate",
+            "vnfProductName": "Sample VNF",
+            "vnfSoftwareVersion": "1.0",
+            "vnfdVersion": "1.0",
+            "checksum": {"algorithm": "SHA-256", "hash": hash},
+            "onboardingState": "ONBOARDED",
+            "operationalState": "ENABLED",
+            "usageState": "NOT_IN_USE",
+            "_links": {"self": {"href": format!("http://nfvo/vnfpkgm/v2/onboarded_vnf_packages/{vnfd_id}")}},
+        });
+        Self { vnfd_id: vnfd_id.to_owned(), info, content }
+    }
 }
 
 struct TestNfvo {
@@ -122,6 +166,25 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
         version: header("version"),
         body: body.clone(),
     });
+    if req.method() == actix_web::http::Method::GET
+        && let Some(rest) = req.path().strip_prefix("/vnfpkgm/v2/onboarded_vnf_packages/")
+    {
+        let (vnfd_id, content) = match rest.strip_suffix("/package_content") {
+            Some(vnfd_id) => (vnfd_id, true),
+            None => (rest, false),
+        };
+        let vnfd_id = percent_encoding::percent_decode_str(vnfd_id).decode_utf8_lossy();
+        let Some(package) = state.packages.iter().find(|package| package.vnfd_id == vnfd_id) else {
+            return HttpResponse::NotFound()
+                .content_type("application/problem+json")
+                .json(json!({"status": 404, "detail": format!("No onboarded VNF package has vnfdId {vnfd_id}.")}));
+        };
+        return if content {
+            HttpResponse::Ok().content_type("application/zip").body(package.content.clone())
+        } else {
+            HttpResponse::Ok().json(package.info.clone())
+        };
+    }
     if req.method() == actix_web::http::Method::POST && req.path() == "/grant/v1/grants" {
         let grant = grant_for(&body, &state.vim_type);
         let location = format!("/grant/v1/grants/{}", grant["id"].as_str().unwrap());
@@ -199,6 +262,7 @@ impl TestNfvo {
             tokens_issued: 0,
             oauth: false,
             vim_type: "SOLGATE.LOCAL.V_1".into(),
+            packages: Vec::new(),
         }));
         let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None), tls };
         let port = nfvo.serve(0);
@@ -771,4 +835,160 @@ async fn an_https_nfvo_is_trusted_through_the_ca_file_only() {
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
     assert!(op["error"]["detail"].as_str().unwrap().contains("The NFVO cannot be reached"), "{op}");
     assert!(nfvo.take_requests().0.is_empty());
+}
+
+/// The packages of the instances solgate holds for `vnfd_id` (SOL005 filter on vnfdId).
+async fn local_packages(app: &TestApp, vnfd_id: &str) -> Vec<Value> {
+    let path = format!("/vnfpkgm/v1/vnf_packages?filter=(eq,vnfdId,{})", urlencode(vnfd_id));
+    let reply = send(app.request(Method::GET, &path)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    reply.json().as_array().unwrap().clone()
+}
+
+fn urlencode(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+/// `POST vnf_instances` for `vnfd_id`, whatever the answer.
+async fn try_create(app: &TestApp, vnfd_id: &str) -> crate::helpers::Reply {
+    send(v2(app, Method::POST, "/vnflcm/v2/vnf_instances").json(&json!({"vnfdId": vnfd_id}))).await
+}
+
+#[tokio::test]
+async fn sqlite_a_package_known_only_to_the_nfvo_is_fetched_and_instantiated() {
+    a_package_known_only_to_the_nfvo_is_fetched_and_instantiated(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn postgres_a_package_known_only_to_the_nfvo_is_fetched_and_instantiated() {
+    a_package_known_only_to_the_nfvo_is_fetched_and_instantiated(Db::Postgres).await;
+}
+
+async fn a_package_known_only_to_the_nfvo_is_fetched_and_instantiated(db: Db) {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let package = NfvoPackage::sample(&vnfd_id);
+    nfvo.state.lock().unwrap().packages.push(package.clone());
+    let Some(app) = app_with(db, &nfvo).await else { return };
+    assert!(local_packages(&app, &vnfd_id).await.is_empty());
+
+    let id = create_instance(&app, &vnfd_id, "from-the-nfvo").await;
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(instance["vnfdId"], vnfd_id.as_str());
+    assert_eq!(instance["vnfProvider"], "Solgate", "{instance}");
+    let (_, gets) = nfvo.take_requests();
+    let paths: Vec<&str> = gets.iter().map(|seen| seen.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("/vnfpkgm/v2/onboarded_vnf_packages/{vnfd_id}"),
+            format!("/vnfpkgm/v2/onboarded_vnf_packages/{vnfd_id}/package_content")
+        ],
+        "the VnfPkgInfo, then the content"
+    );
+    for seen in &gets {
+        assert_eq!(seen.version, "2.1.0", "SOL003 v3.3.1 VNF package management: {seen:?}");
+        assert!(seen.authorization.starts_with("Basic "), "{seen:?}");
+    }
+    // Cached here as an onboarded package, with the NFVO's checksum.
+    let local = local_packages(&app, &vnfd_id).await;
+    assert_eq!(local.len(), 1, "{local:?}");
+    assert_eq!(local[0]["onboardingState"], "ONBOARDED");
+    assert_eq!(local[0]["operationalState"], "ENABLED");
+    assert_eq!(local[0]["usageState"], "IN_USE");
+    // The content served here is the NFVO's, byte for byte.
+    let path = format!("/vnfpkgm/v1/vnf_packages/{}/package_content", local[0]["id"].as_str().unwrap());
+    let response = app.request(Method::GET, &path).header("Accept", "application/zip").send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.bytes().await.unwrap() == package.content, "the cached content differs from the NFVO's");
+
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(show_instance(&app, &id).await["instantiationState"], "INSTANTIATED");
+    let (posts, gets) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1, "one grant");
+    assert!(gets.is_empty(), "the package is not fetched again: {gets:?}");
+
+    // A second instance of the VNFD uses the cached package.
+    create_instance(&app, &vnfd_id, "second").await;
+    assert!(nfvo.take_requests().1.is_empty());
+    assert_eq!(local_packages(&app, &vnfd_id).await.len(), 1);
+}
+
+#[tokio::test]
+async fn sqlite_a_package_from_the_nfvo_is_checked_before_use() {
+    a_package_from_the_nfvo_is_checked_before_use(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn postgres_a_package_from_the_nfvo_is_checked_before_use() {
+    a_package_from_the_nfvo_is_checked_before_use(Db::Postgres).await;
+}
+
+async fn a_package_from_the_nfvo_is_checked_before_use(db: Db) {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let Some(app) = app_with(db, &nfvo).await else { return };
+
+    // Unknown to the NFVO too: 422 with the NFVO's words; nothing is left behind.
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let detail = try_create(&app, &unknown).await.problem(422);
+    assert!(detail.contains("was not taken from the NFVO") && detail.contains("No onboarded VNF package"), "{detail}");
+    // A hostile vnfdId stays one path segment at the NFVO and gets the same clear answer.
+    let hostile = "../../grant/v1/grants?x=1#'\"; DROP TABLE vnf_packages; --\u{1F600}";
+    let detail = try_create(&app, hostile).await.problem(422);
+    assert!(detail.contains("No onboarded VNF package"), "{detail}");
+    let (posts, gets) = nfvo.take_requests();
+    assert!(posts.is_empty(), "{posts:?}");
+    assert_eq!(gets.len(), 2, "{gets:?}");
+    assert!(gets[1].path.starts_with("/vnfpkgm/v2/onboarded_vnf_packages/..%2F..%2Fgrant"), "{gets:?}");
+
+    // Content that does not match the checksum the NFVO states.
+    let tampered = uuid::Uuid::new_v4().to_string();
+    let mut package = NfvoPackage::sample(&tampered);
+    package.info["checksum"]["hash"] = json!("00".repeat(32));
+    nfvo.state.lock().unwrap().packages.push(package);
+    let detail = try_create(&app, &tampered).await.problem(422);
+    assert!(detail.contains("does not match the checksum"), "{detail}");
+    assert!(local_packages(&app, &tampered).await.is_empty());
+
+    // DISABLED at the NFVO.
+    let disabled = uuid::Uuid::new_v4().to_string();
+    let mut package = NfvoPackage::sample(&disabled);
+    package.info["operationalState"] = json!("DISABLED");
+    nfvo.state.lock().unwrap().packages.push(package);
+    let detail = try_create(&app, &disabled).await.problem(422);
+    assert!(detail.contains("is DISABLED, not ENABLED"), "{detail}");
+
+    // A package that holds another VNFD than the one asked for.
+    let asked = uuid::Uuid::new_v4().to_string();
+    let other = uuid::Uuid::new_v4().to_string();
+    nfvo.state.lock().unwrap().packages.push(NfvoPackage::holding(&asked, &other));
+    let detail = try_create(&app, &asked).await.problem(422);
+    assert!(detail.contains(&format!("holds the VNFD {other}")), "{detail}");
+    assert!(local_packages(&app, &other).await.is_empty());
+
+    // Unreachable: 503, and it works once the NFVO is back (failures are not cached).
+    let later = uuid::Uuid::new_v4().to_string();
+    nfvo.state.lock().unwrap().packages.push(NfvoPackage::sample(&later));
+    nfvo.stop().await;
+    let reply = try_create(&app, &later).await;
+    let detail = reply.problem(503);
+    assert!(detail.contains("The NFVO cannot be reached"), "{detail}");
+    assert!(local_packages(&app, &later).await.is_empty());
+    nfvo.serve(nfvo.port);
+    create_instance(&app, &later, "once-back").await;
+    assert_eq!(local_packages(&app, &later).await.len(), 1);
+}
+
+#[tokio::test]
+async fn in_local_mode_an_unknown_vnfd_is_not_looked_for_elsewhere() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    nfvo.state.lock().unwrap().packages.push(NfvoPackage::sample(&vnfd_id));
+    let app = TestApp::spawn().await;
+    let detail = try_create(&app, &vnfd_id).await.problem(422);
+    assert_eq!(detail, format!("VnfPackage of vnfdId {vnfd_id} is not found or not operational."));
+    let (posts, gets) = nfvo.take_requests();
+    assert!(posts.is_empty() && gets.is_empty());
 }

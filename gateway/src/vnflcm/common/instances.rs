@@ -24,7 +24,8 @@ fn in_progress(id: &str) -> ApiError {
 }
 
 /// POST vnf_instances: 201 with the VnfInstance and `Location`. The vnfdId must name an
-/// onboarded, ENABLED package; provider, product and versions come from its VNFD.
+/// onboarded, ENABLED package (with an external NFVO, one not onboarded here is taken from
+/// it first); provider, product and versions come from its VNFD.
 pub async fn create(
     state: &AppState,
     negotiated: &Negotiated,
@@ -33,6 +34,10 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     validate(negotiated, "CreateVnfRequest", &body)?;
     let major = major_of(negotiated)?;
+    if let Some(wait) = state.nfvo_package_wait {
+        let vnfd_id = body["vnfdId"].as_str().unwrap_or_default();
+        super::nfvo_packages::ensure_onboarded(state, tenant, vnfd_id, wait).await?;
+    }
     let links = state.links.clone();
     let tenant = tenant.clone();
     let record = state

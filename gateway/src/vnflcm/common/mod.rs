@@ -2,6 +2,7 @@
 //! rendering for the negotiated minor, selectors), list execution, and task acceptance.
 
 pub mod instances;
+pub mod nfvo_packages;
 pub mod ops;
 pub mod present;
 pub mod subscriptions;
