@@ -992,3 +992,29 @@ async fn in_local_mode_an_unknown_vnfd_is_not_looked_for_elsewhere() {
     let (posts, gets) = nfvo.take_requests();
     assert!(posts.is_empty() && gets.is_empty());
 }
+
+#[tokio::test]
+async fn change_vnfpkg_names_the_destination_vnfd_in_its_grant() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let current = install_sample_package(&app);
+    let destination = install_sample_package(&app);
+    let id = create_instance(&app, &current, "change-vnfpkg").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    assert!(posts[0].body.get("dstVnfdId").is_none(), "only CHANGE_VNFPKG names one: {:?}", posts[0].body);
+
+    let op_url = task(&app, &id, "change_vnfpkg", json!({"vnfdId": destination})).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0].body["operation"], "CHANGE_VNFPKG");
+    assert_eq!(posts[0].body["vnfdId"], current.as_str(), "the VNFD before the change");
+    assert_eq!(posts[0].body["dstVnfdId"], destination.as_str(), "{}", posts[0].body);
+    assert_eq!(show_instance(&app, &id).await["vnfdId"], destination.as_str());
+}

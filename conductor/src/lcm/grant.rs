@@ -116,6 +116,12 @@ pub fn grant_request(
     if let Some(level) = params["instantiationLevelId"].as_str() {
         request["instantiationLevelId"] = json!(level);
     }
+    // SOL003 v3.3.1 9.5.2.2: the VNFD the instance changes to (as Tacker sends it).
+    if operation == "CHANGE_VNFPKG"
+        && let Some(destination) = params["vnfdId"].as_str()
+    {
+        request["dstVnfdId"] = json!(destination);
+    }
     if !add.is_empty() {
         request["addResources"] = Value::Array(add);
     }
