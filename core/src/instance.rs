@@ -333,7 +333,7 @@ pub fn resource_changes(before: &Inventory, after: &Inventory) -> Value {
         &after.vnfc_resources,
         |vnfc| vnfc.id.clone(),
         |vnfc, change| {
-            json!({
+            let mut affected = json!({
                 "id": vnfc.id,
                 "vduId": vnfc.vdu_id,
                 "changeType": change,
@@ -341,7 +341,11 @@ pub fn resource_changes(before: &Inventory, after: &Inventory) -> Value {
                 "affectedVnfcCpIds": vnfc.vnfc_cp_info.iter().filter_map(|cp| cp["id"].as_str()).collect::<Vec<_>>(),
                 "addedStorageResourceIds": if change == "ADDED" { vnfc.storage_resource_ids.clone() } else { Vec::new() },
                 "removedStorageResourceIds": if change == "REMOVED" { vnfc.storage_resource_ids.clone() } else { Vec::new() },
-            })
+            });
+            if let Some(zone) = &vnfc.zone_id {
+                affected["zoneId"] = json!(zone);
+            }
+            affected
         },
         |old, new| old.compute_resource != new.compute_resource,
     );

@@ -73,6 +73,7 @@ pub fn plan(
         ext_virtual_links: ext.ext_virtual_links.clone(),
         ext_managed_virtual_links: ext.ext_managed_virtual_links.clone(),
         scale_levels: levels,
+        granted: Default::default(),
     })
 }
 

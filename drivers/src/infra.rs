@@ -65,6 +65,32 @@ pub struct DeploymentPlan {
     pub ext_managed_virtual_links: Value,
     /// aspect id → scale level.
     pub scale_levels: BTreeMap<String, u32>,
+    /// What the NFVO's Grant decided for the VIM (external mode; empty otherwise).
+    #[serde(default, skip_serializing_if = "GrantedPlacement::is_empty")]
+    pub granted: GrantedPlacement,
+}
+
+/// The placement and VIM assets of a Grant (SOL003 v3.3.1 9.5.2.3), per VDU, as Tacker's
+/// drivers use them: the zone of the VDU's first granted COMPUTE resource, and the
+/// `vimAssets` flavour (by `vnfdVirtualComputeDescId`) and image (by `vnfdSoftwareImageId`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantedPlacement {
+    /// VDU id → the VIM's zone name (`zones[].zoneId`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub zones: BTreeMap<String, String>,
+    /// VDU (virtual compute descriptor) id → `vimFlavourId`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flavours: BTreeMap<String, String>,
+    /// VDU or software image id → `vimSoftwareImageId`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub images: BTreeMap<String, String>,
+}
+
+impl GrantedPlacement {
+    pub fn is_empty(&self) -> bool {
+        self.zones.is_empty() && self.flavours.is_empty() && self.images.is_empty()
+    }
 }
 
 /// A compute resource in the VIM (SOL003 ResourceHandle).
@@ -89,6 +115,9 @@ pub struct VnfcResource {
     pub storage_resource_ids: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vnfc_cp_info: Vec<Value>,
+    /// The zone the VNFC was placed in (SOL003 v3.3.1; shown from VNF LCM 2.0.0 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
 }

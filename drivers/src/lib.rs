@@ -21,7 +21,8 @@ pub mod openstack;
 pub mod kubernetes;
 
 pub use infra::{
-    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VduTarget, VimConnection,
+    DeploymentPlan, DriverError, GrantedPlacement, InfraAction, InfraContext, InfraDriver, Inventory, VduTarget,
+    VimConnection,
 };
 pub use local::LocalVim;
 pub use settings::{DriverSettings, VimTrust};

@@ -139,6 +139,8 @@ impl SimulatedRun<'_, '_> {
                     compute_resource,
                     storage_resource_ids: storage_ids,
                     vnfc_cp_info,
+                    // The zone the NFVO granted (external mode); the simulated VIM has no other.
+                    zone_id: plan.granted.zones.get(&vdu.id).cloned(),
                     metadata: None,
                 });
             }

@@ -223,6 +223,7 @@ mod tests {
                     },
                     storage_resource_ids: Vec::new(),
                     vnfc_cp_info: Vec::new(),
+                    zone_id: None,
                     metadata: None,
                 });
                 if self.fail_wait {
@@ -264,6 +265,7 @@ mod tests {
                 ext_virtual_links: json!([]),
                 ext_managed_virtual_links: json!([]),
                 scale_levels: Default::default(),
+                granted: Default::default(),
             };
             run_action(run, InfraAction::Realize { plan: &plan }).await
         }

@@ -13,8 +13,13 @@ use crate::helpers::{Reply, TestApp, send};
 /// Puts an onboarded, ENABLED copy of the sample package (fresh vnfdId) straight into the
 /// database; returns its vnfdId. (The package API's own tests onboard over HTTP.)
 pub fn install_sample_package(app: &TestApp) -> String {
+    install_package(app, CsarBuilder::sample())
+}
+
+/// As [`install_sample_package`], for a package built by `builder` (given a fresh vnfdId).
+pub fn install_package(app: &TestApp, builder: CsarBuilder) -> String {
     let vnfd_id = uuid::Uuid::new_v4().to_string();
-    let csar = CsarBuilder::sample().descriptor_id(&vnfd_id).to_tempfile().unwrap();
+    let csar = builder.descriptor_id(&vnfd_id).to_tempfile().unwrap();
     let contents = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap();
     let id = uuid::Uuid::new_v4().to_string();
     let now = solgate_db::repo::now_text();

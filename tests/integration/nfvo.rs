@@ -468,7 +468,7 @@ async fn grants_for_instantiate_scale_and_terminate(db: Db) {
         .iter()
         .map(|vnfc| &vnfc["computeResource"]["resourceId"])
         .collect();
-    for removed in body["removeResources"].as_array().unwrap() {
+    for removed in body["removeResources"].as_array().unwrap().iter().filter(|removed| removed["type"] == "COMPUTE") {
         assert!(known.contains(&&removed["resource"]["resourceId"]), "a VNFC of the instance: {removed}");
     }
     let after = show_instance(&app, &id).await;
@@ -480,7 +480,7 @@ async fn grants_for_instantiate_scale_and_terminate(db: Db) {
         .iter()
         .map(|vnfc| &vnfc["computeResource"]["resourceId"])
         .collect();
-    for removed in body["removeResources"].as_array().unwrap() {
+    for removed in body["removeResources"].as_array().unwrap().iter().filter(|removed| removed["type"] == "COMPUTE") {
         assert!(
             !remaining.contains(&&removed["resource"]["resourceId"]),
             "granted for removal, still there: {removed}"
@@ -1017,4 +1017,162 @@ async fn change_vnfpkg_names_the_destination_vnfd_in_its_grant() {
     assert_eq!(posts[0].body["vnfdId"], current.as_str(), "the VNFD before the change");
     assert_eq!(posts[0].body["dstVnfdId"], destination.as_str(), "{}", posts[0].body);
     assert_eq!(show_instance(&app, &id).await["vnfdId"], destination.as_str());
+}
+
+/// The resources of `key` of a grant request of one type, as (vduId, resourceTemplateId).
+fn of_type(request: &Value, key: &str, kind: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = request[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|resource| resource["type"] == kind)
+        .map(|resource| {
+            (
+                resource["vduId"].as_str().unwrap_or_default().to_owned(),
+                resource["resourceTemplateId"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn repeated(list: &[(&str, &str, usize)]) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = list
+        .iter()
+        .flat_map(|(vdu, template, count)| std::iter::repeat_n(((*vdu).to_owned(), (*template).to_owned()), *count))
+        .collect();
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn the_grant_request_asks_for_ports_storage_and_placement_and_the_granted_zone_is_used() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_package(&app, CsarBuilder::sample().vdu1_anti_affinity("zone"));
+    let id = create_instance(&app, &vnfd_id, "placed").await;
+    let body = json!({"flavourId": "simple", "instantiationLevelId": "instantiation_level_2",
+        "additionalParams": {"site": "north", "nfv": {"VDU": {"VDU1": {"note": "x"}}}}});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    let request = &posts[0].body;
+    assert_eq!(of_type(request, "addResources", "COMPUTE"), repeated(&[("VDU1", "VDU1", 3), ("VDU2", "VDU2", 1)]));
+    // Every VDU CP a port, every virtual storage a volume, named after their VNFC's COMPUTE.
+    assert_eq!(
+        of_type(request, "addResources", "LINKPORT"),
+        repeated(&[("VDU1", "VDU1_CP1", 3), ("VDU1", "VDU1_CP2", 3), ("VDU2", "VDU2_CP1", 1)]),
+        "{request}"
+    );
+    assert_eq!(of_type(request, "addResources", "STORAGE"), repeated(&[("VDU2", "VirtualStorage", 1)]));
+    let added = request["addResources"].as_array().unwrap();
+    let computes_of = |vdu: &str| -> Vec<String> {
+        added
+            .iter()
+            .filter(|resource| resource["type"] == "COMPUTE" && resource["vduId"] == vdu)
+            .map(|resource| resource["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let vdu2 = computes_of("VDU2");
+    assert!(added.iter().any(|resource| resource["id"] == format!("VirtualStorage-{}", vdu2[0])), "{request}");
+    // The anti-affinity rule relates VDU1's three new VNFCs.
+    let mut vdu1 = computes_of("VDU1");
+    vdu1.sort();
+    let constraints = request["placementConstraints"].as_array().expect("placementConstraints");
+    assert_eq!(constraints.len(), 1, "{request}");
+    assert_eq!(constraints[0]["affinityOrAntiAffinity"], "ANTI_AFFINITY");
+    assert_eq!(constraints[0]["scope"], "ZONE");
+    let mut granted: Vec<String> = constraints[0]["resource"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|reference| {
+            assert_eq!(reference["idType"], "GRANT", "{reference}");
+            reference["resourceId"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    granted.sort();
+    assert_eq!(granted, vdu1);
+    assert_eq!(request["additionalParams"], json!({"site": "north", "nfv": {"VDU": {"VDU1": {"note": "x"}}}}));
+    // The Grant put every VNFC in zone-a, the VIM's az-1: the instance and the occurrence say so.
+    let instance = show_instance(&app, &id).await;
+    let vnfcs = instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap();
+    assert_eq!(vnfcs.len(), 4);
+    assert!(vnfcs.iter().all(|vnfc| vnfc["zoneId"] == "az-1"), "{instance}");
+    let affected = op["resourceChanges"]["affectedVnfcs"].as_array().unwrap();
+    assert!(affected.iter().all(|vnfc| vnfc["zoneId"] == "az-1"), "{op}");
+
+    // Scale out: the new VNFC is placed apart from the three that exist (RES_MGMT).
+    let op_url = task(&app, &id, "scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    let request = &posts[0].body;
+    assert_eq!(of_type(request, "addResources", "COMPUTE"), repeated(&[("VDU1", "VDU1", 1)]));
+    assert_eq!(of_type(request, "addResources", "LINKPORT").len(), 2);
+    assert!(request.get("additionalParams").is_none(), "the scale request had none: {request}");
+    let references = request["placementConstraints"][0]["resource"].as_array().unwrap();
+    let existing: Vec<&Value> = vnfcs
+        .iter()
+        .filter(|vnfc| vnfc["vduId"] == "VDU1")
+        .map(|vnfc| &vnfc["computeResource"]["resourceId"])
+        .collect();
+    assert_eq!(references.iter().filter(|reference| reference["idType"] == "GRANT").count(), 1);
+    let managed: Vec<&Value> =
+        references.iter().filter(|reference| reference["idType"] == "RES_MGMT").map(|r| &r["resourceId"]).collect();
+    assert_eq!(managed.len(), 3, "{request}");
+    assert!(managed.iter().all(|id| existing.contains(id)), "{request}");
+
+    // Terminate gives back VDU2's volume with its handle.
+    let instance = show_instance(&app, &id).await;
+    let storage = &instance["instantiatedVnfInfo"]["virtualStorageResourceInfo"][0];
+    let op_url = task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    let removed: Vec<&Value> = posts[0].body["removeResources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|resource| resource["type"] == "STORAGE")
+        .collect();
+    assert_eq!(removed.len(), 1, "{}", posts[0].body);
+    assert_eq!(removed[0]["vduId"], "VDU2");
+    assert_eq!(removed[0]["resource"], storage["storageResource"]);
+    assert!(posts[0].body.get("placementConstraints").is_none(), "nothing is added");
+}
+
+#[tokio::test]
+async fn a_rule_over_one_new_vnfc_and_nothing_else_is_not_sent() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_package(&app, CsarBuilder::sample().vdu1_anti_affinity("nfvi_node"));
+    let id = create_instance(&app, &vnfd_id, "alone").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    // instantiation_level_1: one VDU1 VNFC, so nothing to keep apart.
+    assert_eq!(
+        of_type(&posts[0].body, "addResources", "COMPUTE"),
+        repeated(&[("VDU1", "VDU1", 1), ("VDU2", "VDU2", 1)])
+    );
+    assert!(posts[0].body.get("placementConstraints").is_none(), "{}", posts[0].body);
+    // A second one is placed apart from the first, on another compute host.
+    let op_url = task(&app, &id, "scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"})).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts[0].body["placementConstraints"][0]["scope"], "NFVI_NODE", "{}", posts[0].body);
+    assert_eq!(posts[0].body["placementConstraints"][0]["resource"].as_array().unwrap().len(), 2);
 }

@@ -30,7 +30,7 @@ use std::path::Path;
 pub use error::CsarError;
 pub use model::{
     Artifact, Checksum, Cp, CpKind, Flavour, InstantiationLevel, L3ProtocolData, PackageContents, PackageFile,
-    ScalingAspect, SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
+    PlacementRule, ScalingAspect, SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
 };
 
 use archive::{HashAlgo, Package};

@@ -87,6 +87,21 @@ pub struct Flavour {
     pub scaling_aspects: Vec<ScalingAspect>,
     pub instantiation_levels: Vec<InstantiationLevel>,
     pub default_level: Option<String>,
+    /// Affinity and anti-affinity rules (absent in packages onboarded before they were read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placement_rules: Vec<PlacementRule>,
+}
+
+/// A `tosca.policies.nfv.AffinityRule` or `AntiAffinityRule`, its targets resolved to VDUs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementRule {
+    /// The policy's name.
+    pub id: String,
+    pub anti_affinity: bool,
+    /// SOL001 scope: `nfvi_node`, `zone`, `zone_group`, `nfvi_pop`, `network_link_and_node`.
+    pub scope: String,
+    pub vdus: Vec<String>,
 }
 
 /// A `tosca.nodes.nfv.Vdu.Compute` node; `id` is the node template name (the VNFD's vduId).

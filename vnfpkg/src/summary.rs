@@ -7,8 +7,8 @@ use serde_yaml_ng::Value;
 use crate::error::CsarError;
 use crate::loader::{Doc, is_uri, resolve};
 use crate::model::{
-    Checksum, Cp, CpKind, Flavour, InstantiationLevel, L3ProtocolData, ScalingAspect, SoftwareImage, Vdu, VduProfile,
-    VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
+    Checksum, Cp, CpKind, Flavour, InstantiationLevel, L3ProtocolData, PlacementRule, ScalingAspect, SoftwareImage,
+    Vdu, VduProfile, VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
 };
 use crate::units::parse_size;
 
@@ -30,8 +30,17 @@ const VDU_INITIAL_DELTA: &str = "tosca.policies.nfv.VduInitialDelta";
 const VDU_SCALING_ASPECT_DELTAS: &str = "tosca.policies.nfv.VduScalingAspectDeltas";
 const INSTANTIATION_LEVELS: &str = "tosca.policies.nfv.InstantiationLevels";
 const VDU_INSTANTIATION_LEVELS: &str = "tosca.policies.nfv.VduInstantiationLevels";
-const POLICY_TYPES: [&str; 5] =
-    [SCALING_ASPECTS, VDU_INITIAL_DELTA, VDU_SCALING_ASPECT_DELTAS, INSTANTIATION_LEVELS, VDU_INSTANTIATION_LEVELS];
+const AFFINITY_RULE: &str = "tosca.policies.nfv.AffinityRule";
+const ANTI_AFFINITY_RULE: &str = "tosca.policies.nfv.AntiAffinityRule";
+const POLICY_TYPES: [&str; 7] = [
+    SCALING_ASPECTS,
+    VDU_INITIAL_DELTA,
+    VDU_SCALING_ASPECT_DELTAS,
+    INSTANTIATION_LEVELS,
+    VDU_INSTANTIATION_LEVELS,
+    AFFINITY_RULE,
+    ANTI_AFFINITY_RULE,
+];
 
 /// TOSCA intrinsic functions: a property holding one of these has no static value.
 const FUNCTIONS: [&str; 9] = [
@@ -207,6 +216,12 @@ impl<'a> Topology<'a> {
             Some(Value::Sequence(seq)) => seq.iter().flat_map(|item| entries(Some(item))).collect(),
             other => entries(other).collect(),
         }
+    }
+
+    /// The members of group `name` (`tosca.groups.nfv.PlacementGroup`), if it is one.
+    fn group_members(&self, name: &str) -> Option<Vec<String>> {
+        let group = self.tt.get("groups")?.get(name)?;
+        Some(strings(group.get("members")))
     }
 
     fn substitution_mappings(&self) -> Option<&'a Value> {
@@ -524,6 +539,7 @@ fn build_flavour<'a>(
         scaling_aspects: Vec::new(),
         instantiation_levels: Vec::new(),
         default_level: None,
+        placement_rules: Vec::new(),
     };
     apply_policies(&mut flavour, topology, types)?;
     Ok((flavour, images))
@@ -604,6 +620,36 @@ fn apply_policies(flavour: &mut Flavour, topology: &Topology<'_>, types: &Types<
         for vdu in &policy.targets {
             aspect.vdu_deltas.entry(vdu.clone()).or_default().extend(deltas.clone());
         }
+    }
+
+    // SOL001 6.10.7/6.10.8: the VDUs (directly, or as members of a placement group) whose
+    // VNFCs the NFVO is to place together or apart; sent as the GrantRequest's
+    // placementConstraints.
+    for policy in of_kind(AFFINITY_RULE).chain(of_kind(ANTI_AFFINITY_RULE)) {
+        let mut vdus = Vec::new();
+        for target in &policy.targets {
+            let members = topology.group_members(target).unwrap_or_else(|| vec![target.clone()]);
+            for member in members {
+                if flavour.vdu(&member).is_none() {
+                    return Err(invalid(format!(
+                        "policy {} of flavour {fid} targets {member}, which is not a VDU",
+                        policy.name
+                    )));
+                }
+                if !vdus.contains(&member) {
+                    vdus.push(member);
+                }
+            }
+        }
+        let Some(scope) = policy.prop("scope").and_then(scalar_string) else {
+            return Err(invalid(format!("policy {} of flavour {fid} lacks its scope", policy.name)));
+        };
+        flavour.placement_rules.push(PlacementRule {
+            id: policy.name.to_owned(),
+            anti_affinity: policy.kind == ANTI_AFFINITY_RULE,
+            scope,
+            vdus,
+        });
     }
 
     for policy in of_kind(VDU_INITIAL_DELTA) {

@@ -121,6 +121,16 @@ impl CsarBuilder {
 
     /// Sets the VNFD `descriptor_id` (vnfdId): every occurrence of the current id in text
     /// files is replaced at build time. Gateway tests need one per uploaded package.
+    /// The sample with an anti-affinity rule for VDU1's VNFCs in flavour `simple` (SOL001
+    /// `tosca.policies.nfv.AntiAffinityRule`, `scope`), as Tacker's sample packages write it.
+    pub fn vdu1_anti_affinity(self, scope: &str) -> Self {
+        let rule = format!(
+            "  policies:\n    - policy_antiaffinity_vdu1:\n        type: tosca.policies.nfv.AntiAffinityRule\n        \
+             targets: [ VDU1 ]\n        properties:\n          scope: {scope}\n\n"
+        );
+        self.edit(SAMPLE_DF_SIMPLE, |text| text.replacen("  policies:\n", &rule, 1))
+    }
+
     pub fn descriptor_id(mut self, id: &str) -> Self {
         self.descriptor_id = id.to_owned();
         self

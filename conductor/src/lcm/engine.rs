@@ -278,10 +278,27 @@ async fn external_grant(job: &Job, plan: &mut OperationPlan, may_ask: bool) -> R
     if !may_ask {
         return Ok(None);
     }
-    let request = grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan);
+    // The flavour the instance has after the operation (its VDUs' CPs, storage and
+    // affinity rules shape the request) and the request's additionalParams, opened: the
+    // NFVO gets them as the client sent them.
+    let contents = package_of(job, plan).await.ok().map(|(_, contents)| contents);
+    let flavour_id = plan
+        .deployment
+        .as_ref()
+        .map(|deployment| deployment.flavour_id.clone())
+        .or_else(|| job.instance.body["instantiatedVnfInfo"]["flavourId"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let flavour = contents.as_ref().and_then(|contents| contents.vnfd.flavour(&flavour_id));
+    let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
+    job.ctx
+        .secrets
+        .open(&mut additional)
+        .map_err(|error| GrantError::Unavailable(format!("additionalParams: {error}")))?;
+    let request = grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan, flavour, Some(&additional));
     tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
     let mut grant = client.request_grant(&request).await?;
     grant::check_grant(&request, &grant).map_err(GrantError::Unavailable)?;
+    grant::remember_requested_vdus(&request, &mut grant);
     // The VIM credentials it carries are stored sealed, like the instance's.
     job.ctx.secrets.seal(&mut grant);
     grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);

@@ -8,32 +8,39 @@ use serde_json::{Value, json};
 use solgate_core::links::{Links, href};
 use solgate_core::operation::{InfraWork, OperationPlan};
 use solgate_core::secrets::SecretBox;
-use solgate_core::shapes;
+use solgate_core::{PRIVATE_KEY, shapes};
 use solgate_db::repo::lcm::{InstanceRecord, LcmMajor, OpOccRecord};
+use solgate_drivers::GrantedPlacement;
+use solgate_vnfpkg::Flavour;
 
-/// The GrantRequest of an operation: one ResourceDefinition per VNFC (COMPUTE, with
-/// `vduId` and `resourceTemplateId`) the plan adds or removes (a healed VNFC is both), and
-/// the internal virtual links (VL) an instantiation creates or a termination removes.
+/// The GrantRequest of an operation, as Tacker's v2 builds it: per VNFC the plan adds,
+/// one COMPUTE ResourceDefinition with a LINKPORT per VDU CP (those the request does not
+/// bring as ready link ports) and a STORAGE per virtual storage, all with `vduId` and
+/// `resourceTemplateId`; per VNFC it removes (a healed VNFC is both), its COMPUTE, STORAGE and
+/// LINKPORT resources with their handles; the internal virtual links (VL) an instantiation
+/// creates or a termination removes; `placementConstraints` from the flavour's affinity
+/// rules; `dstVnfdId` for CHANGE_VNFPKG; the request's `additionalParams` (`additional`,
+/// opened).
 pub fn grant_request(
     major: LcmMajor,
     links: &Links,
     instance: &InstanceRecord,
     op: &OpOccRecord,
     plan: &OperationPlan,
+    flavour: Option<&Flavour>,
+    additional: Option<&Value>,
 ) -> Value {
     let operation = op.operation();
+    let params = &op.body["operationParams"];
     let counts = plan.local_grant(&instance.body, &instance.id, &op.id, operation);
-    let vnfcs = instance.body["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().cloned().unwrap_or_default();
+    let info = &instance.body["instantiatedVnfInfo"];
+    let vnfcs = info["vnfcResourceInfo"].as_array().cloned().unwrap_or_default();
+    let ready_ports = ready_link_ports(params);
     let mut add = Vec::new();
     for entry in counts["addResources"].as_array().into_iter().flatten() {
         let vdu = entry["resourceTemplateId"].as_str().unwrap_or_default();
         for _ in 0..entry["count"].as_u64().unwrap_or(0) {
-            add.push(json!({
-                "id": uuid::Uuid::new_v4().to_string(),
-                "type": "COMPUTE",
-                "vduId": vdu,
-                "resourceTemplateId": vdu,
-            }));
+            add.extend(new_vnfc_resources(flavour, vdu, &ready_ports));
         }
     }
     let mut remove = Vec::new();
@@ -43,13 +50,7 @@ pub fn grant_request(
         // The newest VNFCs of the VDU go first (as the drivers scale in).
         let of_vdu: Vec<&Value> = vnfcs.iter().filter(|vnfc| vnfc["vduId"] == vdu).collect();
         for vnfc in of_vdu.iter().rev().take(count) {
-            remove.push(json!({
-                "id": vnfc["id"].as_str().map(str::to_owned).unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-                "type": "COMPUTE",
-                "vduId": vdu,
-                "resourceTemplateId": vdu,
-                "resource": vnfc["computeResource"],
-            }));
+            remove.extend(existing_vnfc_resources(info, vnfc));
         }
     }
     // Healing re-creates VNFCs: each is removed and added again (as Tacker asks).
@@ -59,18 +60,11 @@ pub fn grant_request(
                 .as_str()
                 .is_some_and(|id| vnfc_resource_ids.is_empty() || vnfc_resource_ids.iter().any(|healed| healed == id))
         }) {
-            let vdu = &vnfc["vduId"];
-            remove.push(json!({
-                "id": vnfc["id"], "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu,
-                "resource": vnfc["computeResource"],
-            }));
-            add.push(json!({
-                "id": uuid::Uuid::new_v4().to_string(), "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu,
-            }));
+            remove.extend(existing_vnfc_resources(info, vnfc));
+            add.extend(new_vnfc_resources(flavour, vnfc["vduId"].as_str().unwrap_or_default(), &ready_ports));
         }
     }
-    let existing_links =
-        instance.body["instantiatedVnfInfo"]["vnfVirtualLinkResourceInfo"].as_array().cloned().unwrap_or_default();
+    let existing_links = info["vnfVirtualLinkResourceInfo"].as_array().cloned().unwrap_or_default();
     match (operation, &plan.deployment) {
         ("INSTANTIATE", Some(deployment)) => {
             for link in &deployment.virtual_links {
@@ -93,7 +87,6 @@ pub fn grant_request(
         }
         _ => {}
     }
-    let params = &op.body["operationParams"];
     let mut request = json!({
         "vnfInstanceId": instance.id,
         "vnfLcmOpOccId": op.id,
@@ -105,13 +98,13 @@ pub fn grant_request(
             "vnfInstance": href(&links.instance(major.number(), &instance.id)),
         },
     });
-    let flavour = plan
+    let flavour_id = plan
         .deployment
         .as_ref()
         .map(|deployment| deployment.flavour_id.clone())
-        .or_else(|| instance.body["instantiatedVnfInfo"]["flavourId"].as_str().map(str::to_owned));
-    if let Some(flavour) = flavour.filter(|flavour| !flavour.is_empty()) {
-        request["flavourId"] = json!(flavour);
+        .or_else(|| info["flavourId"].as_str().map(str::to_owned));
+    if let Some(flavour_id) = flavour_id.filter(|flavour_id| !flavour_id.is_empty()) {
+        request["flavourId"] = json!(flavour_id);
     }
     if let Some(level) = params["instantiationLevelId"].as_str() {
         request["instantiationLevelId"] = json!(level);
@@ -122,13 +115,161 @@ pub fn grant_request(
     {
         request["dstVnfdId"] = json!(destination);
     }
+    let constraints = flavour.map(|flavour| placement_constraints(flavour, &add, &vnfcs)).unwrap_or_default();
     if !add.is_empty() {
         request["addResources"] = Value::Array(add);
     }
     if !remove.is_empty() {
         request["removeResources"] = Value::Array(remove);
     }
+    if !constraints.is_empty() {
+        request["placementConstraints"] = Value::Array(constraints);
+    }
+    if let Some(additional) = additional.filter(|value| value.as_object().is_some_and(|map| !map.is_empty())) {
+        request["additionalParams"] = additional.clone();
+    }
     request
+}
+
+/// The CPs of `extVirtualLinks[].extCps[]` whose cpConfig names a ready `linkPortId`: the
+/// NFVO made those ports, so they are not asked for (Tacker's `_get_link_ports`).
+fn ready_link_ports(params: &Value) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for link in params["extVirtualLinks"].as_array().into_iter().flatten() {
+        for cp in link["extCps"].as_array().into_iter().flatten() {
+            let configs: Vec<&Value> = match &cp["cpConfig"] {
+                Value::Object(map) => map.values().collect(),
+                Value::Array(list) => list.iter().collect(),
+                _ => Vec::new(),
+            };
+            if configs.iter().any(|config| config.get("linkPortId").is_some())
+                && let Some(cpd) = cp["cpdId"].as_str()
+            {
+                names.insert(cpd.to_owned());
+            }
+        }
+    }
+    for link in params["extManagedVirtualLinks"].as_array().into_iter().flatten() {
+        if link.get("vnfLinkPort").is_some()
+            && let Some(desc) = link["vnfVirtualLinkDescId"].as_str()
+        {
+            names.insert(desc.to_owned());
+        }
+    }
+    names
+}
+
+/// The resources of one new VNFC of `vdu`: COMPUTE, then a LINKPORT per CP and a STORAGE
+/// per virtual storage, their ids derived from the COMPUTE's (`{template}-{compute id}`).
+fn new_vnfc_resources(flavour: Option<&Flavour>, vdu: &str, ready_ports: &BTreeSet<String>) -> Vec<Value> {
+    let compute = uuid::Uuid::new_v4().to_string();
+    let mut resources = vec![json!({"id": compute, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu})];
+    if let Some(node) = flavour.and_then(|flavour| flavour.vdu(vdu)) {
+        for cp in node.cps.iter().filter(|cp| !ready_ports.contains(*cp)) {
+            resources.push(json!({
+                "id": format!("{cp}-{compute}"), "type": "LINKPORT", "vduId": vdu, "resourceTemplateId": cp,
+            }));
+        }
+        for storage in &node.virtual_storages {
+            resources.push(json!({
+                "id": format!("{storage}-{compute}"), "type": "STORAGE", "vduId": vdu, "resourceTemplateId": storage,
+            }));
+        }
+    }
+    resources
+}
+
+/// The resources of an existing VNFC, with their handles: COMPUTE (its VnfcResourceInfo id),
+/// STORAGE per `storageResourceIds`, LINKPORT per CP on a port solgate made.
+fn existing_vnfc_resources(info: &Value, vnfc: &Value) -> Vec<Value> {
+    let vdu = &vnfc["vduId"];
+    let compute = vnfc["id"].as_str().map(str::to_owned).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let mut resources = vec![json!({
+        "id": compute, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu, "resource": vnfc["computeResource"],
+    })];
+    let storages = info["virtualStorageResourceInfo"].as_array().cloned().unwrap_or_default();
+    for id in vnfc["storageResourceIds"].as_array().into_iter().flatten() {
+        if let Some(storage) = storages.iter().find(|storage| storage["id"] == *id) {
+            let template = storage["virtualStorageDescId"].as_str().unwrap_or_default();
+            resources.push(json!({
+                "id": format!("{template}-{compute}"), "type": "STORAGE", "vduId": vdu,
+                "resourceTemplateId": template, "resource": storage["storageResource"],
+            }));
+        }
+    }
+    let ports: Vec<&Value> = info["vnfVirtualLinkResourceInfo"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|link| link["vnfLinkPorts"].as_array().into_iter().flatten())
+        .collect();
+    for cp in vnfc["vnfcCpInfo"].as_array().into_iter().flatten() {
+        // A CP on a port the NFVO made (extLinkPorts) is not solgate's to remove.
+        if cp.get("vnfLinkPortId").is_none() && cp.get("vnfExtCpId").is_none() {
+            continue;
+        }
+        let template = cp["cpdId"].as_str().unwrap_or_default();
+        let mut resource = json!({
+            "id": format!("{template}-{compute}"), "type": "LINKPORT", "vduId": vdu, "resourceTemplateId": template,
+        });
+        if let Some(port) = ports.iter().find(|port| port["id"] == cp["vnfLinkPortId"]) {
+            resource["resource"] = port["resourceHandle"].clone();
+        }
+        resources.push(resource);
+    }
+    resources
+}
+
+/// SOL003 PlacementConstraint per affinity rule of the flavour: the new COMPUTE resources
+/// of its VDUs (`GRANT`) and the existing VNFCs of those VDUs (`RES_MGMT`), when they are at
+/// least two (a constraint relates resources). Unlike Tacker, a rule with no new resource
+/// does not stop the rules after it from being sent.
+fn placement_constraints(flavour: &Flavour, add: &[Value], vnfcs: &[Value]) -> Vec<Value> {
+    let mut constraints = Vec::new();
+    for rule in &flavour.placement_rules {
+        let in_rule = |vdu: &Value| vdu.as_str().is_some_and(|vdu| rule.vdus.iter().any(|target| target == vdu));
+        let mut refs: Vec<Value> = add
+            .iter()
+            .filter(|resource| resource["type"] == "COMPUTE" && in_rule(&resource["vduId"]))
+            .map(|resource| json!({"idType": "GRANT", "resourceId": resource["id"]}))
+            .collect();
+        if refs.is_empty() {
+            continue;
+        }
+        for vnfc in vnfcs.iter().filter(|vnfc| in_rule(&vnfc["vduId"])) {
+            let handle = &vnfc["computeResource"];
+            let mut reference = json!({"idType": "RES_MGMT", "resourceId": handle["resourceId"]});
+            if let Some(vim) = handle["vimConnectionId"].as_str() {
+                reference["vimConnectionId"] = json!(vim);
+            }
+            refs.push(reference);
+        }
+        if refs.len() < 2 {
+            continue;
+        }
+        constraints.push(json!({
+            "affinityOrAntiAffinity": if rule.anti_affinity { "ANTI_AFFINITY" } else { "AFFINITY" },
+            "scope": rule.scope.to_ascii_uppercase(),
+            "resource": refs,
+        }));
+    }
+    constraints
+}
+
+/// Records, in the stored Grant, which VDU each COMPUTE resource it was asked for belongs
+/// to: applying the Grant later (a retry, a rollback) needs it and the request is not kept.
+pub fn remember_requested_vdus(request: &Value, grant: &mut Value) {
+    let vdus: serde_json::Map<String, Value> = request["addResources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|resource| resource["type"] == "COMPUTE")
+        .filter_map(|resource| Some((resource["id"].as_str()?.to_owned(), resource["vduId"].clone())))
+        .collect();
+    if !grant[PRIVATE_KEY].is_object() {
+        grant[PRIVATE_KEY] = json!({});
+    }
+    grant[PRIVATE_KEY]["computeVdus"] = Value::Object(vdus);
 }
 
 /// A Grant must only speak of resources the request asked for.
@@ -197,6 +338,7 @@ pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPla
         }
     }
     if let Some(deployment) = &mut plan.deployment {
+        deployment.granted = granted_placement(grant);
         for (grant_key, target) in [
             ("extVirtualLinks", &mut deployment.ext_virtual_links),
             ("extManagedVirtualLinks", &mut deployment.ext_managed_virtual_links),
@@ -206,4 +348,36 @@ pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPla
             }
         }
     }
+}
+
+/// The zones and VIM assets a Grant gives, per VDU (see [`GrantedPlacement`]).
+fn granted_placement(grant: &Value) -> GrantedPlacement {
+    let mut granted = GrantedPlacement::default();
+    let vdus = &grant[PRIVATE_KEY]["computeVdus"];
+    let zones = grant["zones"].as_array().cloned().unwrap_or_default();
+    for info in grant["addResources"].as_array().into_iter().flatten() {
+        let (Some(vdu), Some(zone)) =
+            (vdus[info["resourceDefinitionId"].as_str().unwrap_or_default()].as_str(), info["zoneId"].as_str())
+        else {
+            continue;
+        };
+        if let Some(name) = zones.iter().find(|entry| entry["id"] == zone).and_then(|entry| entry["zoneId"].as_str()) {
+            granted.zones.entry(vdu.to_owned()).or_insert_with(|| name.to_owned());
+        }
+    }
+    let assets = &grant["vimAssets"];
+    for flavour in assets["computeResourceFlavours"].as_array().into_iter().flatten() {
+        if let (Some(vdu), Some(id)) = (flavour["vnfdVirtualComputeDescId"].as_str(), flavour["vimFlavourId"].as_str())
+        {
+            granted.flavours.insert(vdu.to_owned(), id.to_owned());
+        }
+    }
+    for image in assets["softwareImages"].as_array().into_iter().flatten() {
+        if let (Some(vnfd_image), Some(id)) =
+            (image["vnfdSoftwareImageId"].as_str(), image["vimSoftwareImageId"].as_str())
+        {
+            granted.images.insert(vnfd_image.to_owned(), id.to_owned());
+        }
+    }
+    granted
 }

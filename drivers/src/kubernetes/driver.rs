@@ -430,6 +430,7 @@ impl KubernetesRun<'_, '_> {
             },
             storage_resource_ids: Vec::new(),
             vnfc_cp_info: Vec::new(),
+            zone_id: None,
             metadata: Some(json!({"namespace": namespace})),
         };
         let mut mapped = Vec::new();

@@ -256,6 +256,20 @@ fn fixed_ips(ext_cp: &Value) -> Vec<Value> {
     out
 }
 
+/// The Grant's `vimSoftwareImageId` for a VDU or storage node: keyed by the node (as Tacker's
+/// samples name images) or by the software image it uses.
+fn granted_image(plan: &DeploymentPlan, flavour: &Flavour, node: &str) -> Option<String> {
+    let images = &plan.granted.images;
+    if let Some(image) = images.get(node) {
+        return Some(image.clone());
+    }
+    let image_id = flavour
+        .vdu(node)
+        .and_then(|vdu| vdu.sw_image.clone())
+        .or_else(|| flavour.virtual_storages.iter().find(|s| s.id == node).and_then(|s| s.sw_image.clone()))?;
+    images.get(&image_id).cloned()
+}
+
 /// Fills the `nfv` skeleton from the VNFD and the plan (userdata_default.instantiate).
 fn build_nfv(template: &Value, vnfd: &Vnfd, flavour: &Flavour, plan: &DeploymentPlan) -> Value {
     let mut nfv = nfv_skeleton(template);
@@ -276,14 +290,30 @@ fn build_nfv(template: &Value, vnfd: &Vnfd, flavour: &Flavour, plan: &Deployment
                         let count = plan.vdus.iter().find(|t| &t.vdu_id == node).map_or(0, |t| t.count);
                         *value = json!(count);
                     }
+                    // The NFVO's vimAssets win over the VNFD (Tacker's get_param_flavor/_image).
                     "computeFlavourId" => {
-                        *value = flavour
-                            .vdu(node)
-                            .and_then(|vdu| vdu.virtual_compute.as_ref())
-                            .and_then(|compute| compute.requested_additional_capability_name.clone())
+                        *value = plan
+                            .granted
+                            .flavours
+                            .get(node)
+                            .cloned()
+                            .or_else(|| {
+                                flavour
+                                    .vdu(node)
+                                    .and_then(|vdu| vdu.virtual_compute.as_ref())
+                                    .and_then(|compute| compute.requested_additional_capability_name.clone())
+                            })
                             .map_or(Value::Null, Value::String);
                     }
-                    "vcImageId" => *value = image_name(node).map_or(Value::Null, Value::String),
+                    "vcImageId" => {
+                        *value = granted_image(plan, flavour, node)
+                            .or_else(|| image_name(node))
+                            .map_or(Value::Null, Value::String);
+                    }
+                    // The zone the Grant placed the VDU's VNFCs in (Tacker's get_param_zone).
+                    "locationConstraints" => {
+                        *value = plan.granted.zones.get(node).cloned().map_or(Value::Null, Value::String);
+                    }
                     _ => {}
                 }
             }
@@ -470,6 +500,7 @@ fn map_resources(
                 compute_resource: handle(res),
                 storage_resource_ids,
                 vnfc_cp_info: cp_info,
+                zone_id: None,
                 metadata: Some(Value::Object(metadata)),
             },
             res,
@@ -883,6 +914,48 @@ mod tests {
             json!({"VDU": {"VDU1": {"desired_capacity": null, "computeFlavourId": null}},
                 "CP": {"VDU1_CP1": {"network": null, "fixed_ips": {"0": {"subnet": null}}}}})
         );
+    }
+
+    #[test]
+    fn the_grants_zone_flavour_and_image_win_over_the_vnfd() {
+        let csar = solgate_vnfpkg::testing::CsarBuilder::sample().to_tempfile().unwrap();
+        let contents = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap();
+        let flavour = contents.vnfd.flavour("simple").unwrap();
+        let hot = json!({"resources": {"VDU1_scale_group": {"type": "OS::Heat::AutoScalingGroup", "properties": {
+            "resource": {"type": "VDU1.yaml", "properties": {
+                "flavor": {"get_param": ["nfv", "VDU", "VDU1", "computeFlavourId"]},
+                "image": {"get_param": ["nfv", "VDU", "VDU1", "vcImageId"]},
+                "zone": {"get_param": ["nfv", "VDU", "VDU1", "locationConstraints"]}}}}},
+            "VDU2": {"type": "VDU2.yaml", "properties": {
+                "flavor": {"get_param": ["nfv", "VDU", "VDU2", "computeFlavourId"]},
+                "zone": {"get_param": ["nfv", "VDU", "VDU2", "locationConstraints"]}}}}});
+        let mut plan = DeploymentPlan {
+            flavour_id: "simple".into(),
+            vdus: Vec::new(),
+            virtual_links: Vec::new(),
+            ext_virtual_links: json!([]),
+            ext_managed_virtual_links: json!([]),
+            scale_levels: BTreeMap::new(),
+            granted: crate::infra::GrantedPlacement::default(),
+        };
+        // Without a Grant: the VNFD's flavour and image name, no zone.
+        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
+        assert_eq!(
+            nfv["VDU"]["VDU1"],
+            json!({"computeFlavourId": "m1.tiny", "vcImageId": "sample-image",
+            "locationConstraints": null})
+        );
+        plan.granted.zones.insert("VDU1".into(), "az-1".into());
+        plan.granted.flavours.insert("VDU1".into(), "nfvo-flavour-small".into());
+        plan.granted.images.insert("VDU1".into(), "glance-image-id".into());
+        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
+        assert_eq!(
+            nfv["VDU"]["VDU1"],
+            json!({"computeFlavourId": "nfvo-flavour-small",
+            "vcImageId": "glance-image-id", "locationConstraints": "az-1"})
+        );
+        // A VDU the Grant says nothing about keeps the VNFD's values.
+        assert_eq!(nfv["VDU"]["VDU2"]["locationConstraints"], Value::Null);
     }
 
     #[test]

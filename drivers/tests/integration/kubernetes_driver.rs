@@ -137,6 +137,7 @@ fn plan(vdu1: u32) -> DeploymentPlan {
         ext_virtual_links: json!([]),
         ext_managed_virtual_links: json!([]),
         scale_levels: BTreeMap::from([("VDU1_scale".to_owned(), vdu1.saturating_sub(1))]),
+        granted: Default::default(),
     }
 }
 

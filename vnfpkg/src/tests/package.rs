@@ -170,6 +170,47 @@ fn sample_package_scaling_and_instantiation_levels() {
 }
 
 #[test]
+fn affinity_rules_name_their_vdus_directly_or_through_placement_groups() {
+    let contents = inspect(&CsarBuilder::sample().vdu1_anti_affinity("zone")).unwrap();
+    let simple = contents.vnfd.flavour("simple").unwrap();
+    assert_eq!(
+        simple.placement_rules,
+        [crate::PlacementRule {
+            id: "policy_antiaffinity_vdu1".into(),
+            anti_affinity: true,
+            scope: "zone".into(),
+            vdus: vec!["VDU1".into()],
+        }]
+    );
+    assert!(inspect(&CsarBuilder::sample()).unwrap().vnfd.flavour("simple").unwrap().placement_rules.is_empty());
+
+    let grouped = CsarBuilder::sample().edit(SAMPLE_DF_SIMPLE, |text| {
+        text.replacen(
+            "  policies:\n",
+            "  groups:\n    both:\n      type: tosca.groups.nfv.PlacementGroup\n      members: [ VDU1, VDU2 ]\n\n  \
+             policies:\n    - together:\n        type: tosca.policies.nfv.AffinityRule\n        targets: [ both ]\n        \
+             properties:\n          scope: nfvi_node\n\n",
+            1,
+        )
+    });
+    let contents = inspect(&grouped).unwrap();
+    let rule = &contents.vnfd.flavour("simple").unwrap().placement_rules[0];
+    assert!(!rule.anti_affinity);
+    assert_eq!(rule.scope, "nfvi_node");
+    assert_eq!(rule.vdus, ["VDU1", "VDU2"]);
+
+    let unknown = CsarBuilder::sample().vdu1_anti_affinity("zone").edit(SAMPLE_DF_SIMPLE, |text| {
+        text.replacen(
+            "targets: [ VDU1 ]\n        properties:\n          scope",
+            "targets: [ VDU9 ]\n        properties:\n          scope",
+            1,
+        )
+    });
+    let error = inspect(&unknown).unwrap_err().to_string();
+    assert!(error.contains("targets VDU9, which is not a VDU"), "{error}");
+}
+
+#[test]
 fn summary_survives_a_json_round_trip() {
     let contents = inspect(&CsarBuilder::sample()).unwrap();
     let json = serde_json::to_value(&contents).unwrap();
