@@ -171,6 +171,16 @@ pub enum GrantError {
     Unavailable(String),
 }
 
+/// What the NFVO answered a GrantRequest.
+#[derive(Debug, Clone)]
+pub enum GrantAnswer {
+    /// 201 (or 200): the Grant.
+    Granted(Value),
+    /// 202: the Grant is to be fetched from `location` (absolute, on the endpoint's origin),
+    /// first after `delay`.
+    Pending { location: String, delay: Duration },
+}
+
 /// The client of the NFVO's Grant interface; one per conductor.
 pub struct GrantClient {
     settings: NfvoSettings,
@@ -235,21 +245,41 @@ impl GrantClient {
     /// Asks for a grant: the synchronous 201 Grant, or 202 and polling `Location` until
     /// the NFVO decides (`grant_timeout_secs`).
     pub async fn request_grant(&self, request: &Value) -> Result<Value, GrantError> {
+        match self.submit_grant(request).await? {
+            GrantAnswer::Granted(grant) => Ok(grant),
+            GrantAnswer::Pending { location, delay } => self.await_grant(&location, delay).await,
+        }
+    }
+
+    /// Sends the GrantRequest: the Grant (201), or where to wait for it (202 + `Location`).
+    pub async fn submit_grant(&self, request: &Value) -> Result<GrantAnswer, GrantError> {
         let response = self.send(reqwest::Method::POST, &self.grants_uri(), Some(request)).await?;
-        let status = response.status();
-        match status {
-            StatusCode::CREATED | StatusCode::OK => read_grant(response).await,
+        match response.status() {
+            StatusCode::CREATED | StatusCode::OK => read_grant(response).await.map(GrantAnswer::Granted),
             StatusCode::ACCEPTED => {
                 let location = self.location_of(&response)?;
-                let mut delay = retry_after(&response).unwrap_or(self.poll_interval());
-                drop(response);
-                self.poll(&location, &mut delay).await
+                let delay = retry_after(&response).unwrap_or(self.poll_interval());
+                Ok(GrantAnswer::Pending { location, delay })
             }
             _ => Err(failure(response).await),
         }
     }
 
-    fn poll_interval(&self) -> Duration {
+    /// Polls an asynchronous grant's `Location` (one that [`Self::submit_grant`] gave, maybe
+    /// to a conductor that stopped since) until the NFVO decides.
+    pub async fn await_grant(&self, location: &str, delay: Duration) -> Result<Value, GrantError> {
+        let on_endpoint = url::Url::parse(location).ok().zip(url::Url::parse(&self.grants_uri()).ok());
+        if !on_endpoint.is_some_and(|(location, endpoint)| location.origin() == endpoint.origin()) {
+            return Err(GrantError::Unavailable(
+                "The NFVO's asynchronous grant: Location is not on nfvo.endpoint's origin.".into(),
+            ));
+        }
+        let mut delay = delay;
+        self.poll(location, &mut delay).await
+    }
+
+    /// Between polls when the NFVO sends no `Retry-After`.
+    pub fn poll_interval(&self) -> Duration {
         Duration::from_secs(self.settings.grant_poll_interval_secs.max(1))
     }
 

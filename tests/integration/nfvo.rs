@@ -1176,3 +1176,116 @@ async fn a_rule_over_one_new_vnfc_and_nothing_else_is_not_sent() {
     assert_eq!(posts[0].body["placementConstraints"][0]["scope"], "NFVI_NODE", "{}", posts[0].body);
     assert_eq!(posts[0].body["placementConstraints"][0]["resource"].as_array().unwrap().len(), 2);
 }
+
+/// A conductor that stopped while the NFVO was deciding an asynchronous grant left the
+/// occurrence STARTING with the grant's request and `Location`: the conductor that resumes
+/// it waits at that `Location` and does not ask the NFVO a second time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_operation_waits_for_the_grant_asked_before_its_conductor_stopped() {
+    use solgate_core::operation::LcmOperation;
+    use solgate_core::requests::{self, TaskRequest};
+    use solgate_db::repo::lcm::{self, LcmMajor};
+
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let endpoint = nfvo.endpoint();
+    let app = TestApp::spawn_with(move |settings| {
+        settings.nfvo = external(endpoint);
+        settings.conductor.heartbeat_interval_secs = 1;
+        settings.conductor.lease_timeout_secs = 2;
+    })
+    .await;
+    let vnfd_id = install_sample_package(&app);
+    let instance_id = create_instance(&app, &vnfd_id, "asked-before").await;
+
+    // Accepted straight in the database (no work message), claimed by a conductor that is
+    // gone, which had asked for the grant and been told 202 + Location.
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    let links = solgate_core::links::Links::new(&app.address);
+    let params = json!({"flavourId": "simple"});
+    let vim_types = [solgate_drivers::infra::VIM_TYPE_LOCAL];
+    let accepted = requests::accept(
+        &mut conn,
+        &TaskRequest {
+            major: LcmMajor::V2,
+            operation: LcmOperation::Instantiate,
+            instance_id: &instance_id,
+            params: &params,
+            shapes: solgate_core::shapes::for_major(LcmMajor::V2),
+            vim_types: &vim_types,
+            links: &links,
+            scope: None,
+            if_match: None,
+        },
+    )
+    .unwrap();
+    let mut op = accepted.op;
+    let request = json!({
+        "vnfInstanceId": instance_id, "vnfLcmOpOccId": op.id, "vnfdId": vnfd_id, "operation": "INSTANTIATE",
+        "flavourId": "simple",
+        "addResources": [
+            {"id": "c-1", "type": "COMPUTE", "vduId": "VDU1", "resourceTemplateId": "VDU1"},
+            {"id": "c-2", "type": "COMPUTE", "vduId": "VDU2", "resourceTemplateId": "VDU2"},
+        ],
+    });
+    let grant = grant_for(&request, "SOLGATE.LOCAL.V_1");
+    let grant_id = grant["id"].as_str().unwrap().to_owned();
+    nfvo.state.lock().unwrap().pending.push((grant_id.clone(), 1, grant));
+    let location = format!("{}/grant/v1/grants/{grant_id}", nfvo.endpoint());
+    op.body["_solgate"]["pendingGrant"] = json!({"location": location, "request": request});
+    op.owner = Some("conductor-that-stopped".into());
+    op.lease_expires_at = Some(solgate_db::repo::now_text());
+    op.pending_action = None;
+    assert!(lcm::update_op_guarded(&mut conn, LcmMajor::V2, &op, None, "STARTING").unwrap());
+    solgate_db::repo::outbox::complete(&mut conn, &op.id).unwrap();
+
+    let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{}", app.address, op.id);
+    let done = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        wait_op(&app, &url, &["COMPLETED", "ROLLED_BACK", "FAILED_TEMP"]),
+    )
+    .await
+    .expect("the operation is resumed within 30 s");
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    assert_eq!(done["grantId"], grant_id.as_str(), "{done}");
+    let (posts, polls) = nfvo.take_requests();
+    assert!(posts.is_empty(), "no second grant request: {posts:?}");
+    assert!(!polls.is_empty() && polls.iter().all(|poll| poll.path == format!("/grant/v1/grants/{grant_id}")));
+    let instance = show_instance(&app, &instance_id).await;
+    assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo");
+    // The pending grant is not kept once the Grant is stored.
+    let stored = lcm::find_op(&mut conn, LcmMajor::V2, &op.id).unwrap().unwrap();
+    assert!(stored.body["_solgate"].get("pendingGrant").is_none(), "{}", stored.body);
+}
+
+/// A 202 grant's request and Location are recorded while the NFVO decides.
+#[tokio::test]
+async fn an_undecided_grant_is_recorded_with_its_location() {
+    use solgate_db::repo::lcm::{self, LcmMajor};
+    let nfvo = TestNfvo::start(Decision::Never);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "recorded").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    let op_id = op_url.rsplit('/').next().unwrap().to_owned();
+    let database = app.database();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let pending = loop {
+        let mut conn = database.conn().unwrap();
+        let op = lcm::find_op(&mut conn, LcmMajor::V2, &op_id).unwrap().unwrap();
+        if let Some(pending) = op.body["_solgate"].get("pendingGrant") {
+            break pending.clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "no pending grant recorded: {}", op.body);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let (posts, _) = nfvo.take_requests();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(pending["request"]["vnfLcmOpOccId"], op_id.as_str());
+    assert_eq!(pending["request"]["addResources"], posts[0].body["addResources"]);
+    let location = pending["location"].as_str().unwrap();
+    assert!(location.starts_with(&format!("{}/grant/v1/grants/", nfvo.endpoint())), "{location}");
+    // It is never shown to clients.
+    let shown = send(v2(&app, Method::GET, op_url.trim_start_matches(&app.address))).await;
+    assert!(!shown.text.contains("pendingGrant"), "{}", shown.text);
+}

@@ -24,7 +24,7 @@ use solgate_vnfpkg::PackageContents;
 
 use crate::context::{ConductorContext, ConductorError};
 use crate::lcm::grant;
-use crate::nfvo::GrantError;
+use crate::nfvo::{GrantAnswer, GrantError};
 /// An occurrence this conductor took up, and which work it took up. While it lives, the
 /// occurrence counts as running here (recovery leaves it alone).
 pub struct ClaimedOp {
@@ -294,15 +294,61 @@ async fn external_grant(job: &Job, plan: &mut OperationPlan, may_ask: bool) -> R
         .secrets
         .open(&mut additional)
         .map_err(|error| GrantError::Unavailable(format!("additionalParams: {error}")))?;
-    let request = grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan, flavour, Some(&additional));
-    tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
-    let mut grant = client.request_grant(&request).await?;
+    let pending = &job.op.body[PRIVATE_KEY]["pendingGrant"];
+    let (request, mut grant) =
+        if let (Some(location), true) = (pending["location"].as_str(), pending["request"].is_object()) {
+            // A conductor that stopped while the NFVO decided left where to wait: no second request.
+            tracing::info!(op = %job.op.id, %location, "waiting for the NFVO's grant asked for before");
+            let grant = client.await_grant(location, client.poll_interval()).await?;
+            let mut request = pending["request"].clone();
+            job.ctx
+                .secrets
+                .open(&mut request)
+                .map_err(|error| GrantError::Unavailable(format!("the pending grant request: {error}")))?;
+            (request, grant)
+        } else {
+            let request =
+                grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan, flavour, Some(&additional));
+            tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
+            let grant = match client.submit_grant(&request).await? {
+                GrantAnswer::Granted(grant) => grant,
+                GrantAnswer::Pending { location, delay } => {
+                    remember_pending_grant(job, &request, &location).await?;
+                    client.await_grant(&location, delay).await?
+                }
+            };
+            (request, grant)
+        };
     grant::check_grant(&request, &grant).map_err(GrantError::Unavailable)?;
     grant::remember_requested_vdus(&request, &mut grant);
     // The VIM credentials it carries are stored sealed, like the instance's.
     job.ctx.secrets.seal(&mut grant);
     grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);
     Ok(Some(grant))
+}
+
+/// Stores the request and `Location` of an asynchronous grant with the occurrence (still
+/// STARTING, still ours), so a conductor that resumes it after a crash waits for that grant
+/// instead of asking again. The transition to PROCESSING drops them (the Grant is stored).
+async fn remember_pending_grant(job: &Job, request: &Value, location: &str) -> Result<(), GrantError> {
+    let mut op = job.op.clone();
+    if !op.body[PRIVATE_KEY].is_object() {
+        op.body[PRIVATE_KEY] = json!({});
+    }
+    // The request carries the client's additionalParams opened: stored sealed.
+    let mut request = request.clone();
+    job.ctx.secrets.seal(&mut request);
+    op.body[PRIVATE_KEY]["pendingGrant"] = json!({"location": location, "request": request});
+    let (major, owner) = (job.major, job.ctx.id.clone());
+    let stored = job
+        .ctx
+        .db_run(move |conn| lcm::update_op_guarded(conn, major, &op, Some(&owner), STARTING))
+        .await
+        .map_err(|error| GrantError::Unavailable(format!("The pending grant cannot be recorded: {error}")))?;
+    if !stored {
+        return Err(GrantError::Unavailable("The operation is no longer this conductor's.".into()));
+    }
+    Ok(())
 }
 
 /// The plan stored when the operation was accepted; an occurrence accepted before plans
