@@ -282,3 +282,25 @@ async fn the_nfvo_notifications_change_the_packages_taken_from_it(db: Db) {
     expected.sort();
     assert_eq!(heard, expected);
 }
+
+#[tokio::test]
+async fn the_callback_needs_no_token_under_oauth2_but_the_api_does() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let endpoint = nfvo.endpoint();
+    let app = TestApp::spawn_with(move |settings| {
+        configure(settings, endpoint, None);
+        settings.auth.mode = solgate_gateway::auth::AuthMode::Oauth2;
+    })
+    .await;
+    let reply =
+        send(app.request(Method::GET, CALLBACK_PATH).header("Authorization", basic(NOTIFIER, NOTIFIER_PASSWORD))).await;
+    assert_eq!(reply.status, 204, "{}", reply.text);
+    accepted(&app, &change(&uuid::Uuid::new_v4().to_string(), "PKG_DELETE", None)).await;
+    let refused = send(app.request(Method::POST, CALLBACK_PATH).json(&change("x", "PKG_DELETE", None))).await;
+    refused.problem(401);
+    assert_eq!(refused.header("www-authenticate"), Some("Basic realm=\"solgate\""));
+    // The APIs still need a token.
+    let reply = send(app.request(Method::GET, "/vnfpkgm/v1/vnf_packages")).await;
+    reply.problem(401);
+    assert!(reply.header("www-authenticate").unwrap().starts_with("Bearer"), "{:?}", reply.header("www-authenticate"));
+}
