@@ -402,8 +402,10 @@ mod tests {
     fn secrets_are_masked() {
         let mut settings = Settings::default();
         settings.database.url = "postgres://solgate:hunter2@db/solgate".into();
+        settings.nfvo.notification_password = "notifier-sekrit".into();
         let text = settings.to_masked_toml();
         assert!(!text.contains("hunter2"), "{text}");
+        assert!(!text.contains("notifier-sekrit"), "{text}");
         assert!(!text.contains("guest:guest"), "{text}");
         assert!(text.contains("********"), "{text}");
     }

@@ -17,6 +17,7 @@ use solgate_core::links::Links;
 use solgate_core::secrets::SecretBox;
 use solgate_db::Database;
 use solgate_drivers::LocalVim;
+use solgate_gateway::nfvo_notifications::NotificationCredentials;
 use solgate_gateway::tls::ServerTls;
 use solgate_gateway::{AppState, Metrics, ReadinessProbe};
 use solgate_schemas::{Api, Registry};
@@ -276,6 +277,13 @@ impl Application {
             _ => None,
         };
 
+        // A process that serves the API keeps the NFVO subscribed to it (validate() made sure
+        // package notifications come with external mode and credentials).
+        let package_notifications = role != Role::Conductor && settings.nfvo.package_notifications;
+        if package_notifications && let Some(nfvo) = &nfvo {
+            let callback_uri = format!("{public_endpoint}{}", solgate_gateway::nfvo_notifications::PATH);
+            tokio::spawn(solgate_conductor::nfvo::keep_package_subscription(nfvo.clone(), callback_uri, stop.clone()));
+        }
         let readiness: Vec<Arc<dyn ReadinessProbe>> =
             vec![Arc::new(DatabaseProbe(database.clone())), Arc::new(RpcProbe(publisher.clone()))];
         let state = web::Data::new(AppState {
@@ -308,6 +316,10 @@ impl Application {
             nfvo_package_wait: nfvo.as_ref().map(|_| {
                 // The two exchanges with the NFVO, the transfer, then the onboarding itself.
                 Duration::from_secs(2 * settings.nfvo.timeout_secs + settings.packages.fetch_timeout_secs + 60)
+            }),
+            nfvo_notifications: package_notifications.then(|| NotificationCredentials {
+                user_name: settings.nfvo.notification_user_name.clone(),
+                password: settings.nfvo.notification_password.clone(),
             }),
         });
         let api = role != Role::Conductor;

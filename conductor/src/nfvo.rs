@@ -79,6 +79,15 @@ pub struct NfvoSettings {
     pub grant_timeout_secs: u64,
     /// Seconds between polls of an asynchronous grant when the NFVO sends no `Retry-After`.
     pub grant_poll_interval_secs: u64,
+    /// Subscribe to the NFVO's VNF package change notifications (external mode) and serve
+    /// them at `/nfvo/v1/package_notifications`: a cached package the NFVO disables or
+    /// deletes is disabled or deleted here too.
+    pub package_notifications: bool,
+    /// The HTTP Basic user name the NFVO must send with its notifications (solgate gives it
+    /// to the NFVO in the subscription).
+    pub notification_user_name: String,
+    /// The HTTP Basic password of the NFVO's notifications.
+    pub notification_password: String,
 }
 
 impl Default for NfvoSettings {
@@ -96,6 +105,9 @@ impl Default for NfvoSettings {
             timeout_secs: 30,
             grant_timeout_secs: 300,
             grant_poll_interval_secs: 2,
+            package_notifications: false,
+            notification_user_name: String::new(),
+            notification_password: String::new(),
         }
     }
 }
@@ -117,6 +129,9 @@ impl std::fmt::Debug for NfvoSettings {
             .field("timeout_secs", &self.timeout_secs)
             .field("grant_timeout_secs", &self.grant_timeout_secs)
             .field("grant_poll_interval_secs", &self.grant_poll_interval_secs)
+            .field("package_notifications", &self.package_notifications)
+            .field("notification_user_name", &self.notification_user_name)
+            .field("notification_password", &redacted(&self.notification_password))
             .finish()
     }
 }
@@ -124,6 +139,16 @@ impl std::fmt::Debug for NfvoSettings {
 impl NfvoSettings {
     /// The settings are coherent; checked at start-up.
     pub fn validate(&self) -> Result<(), String> {
+        if self.package_notifications {
+            if self.mode != NfvoMode::External {
+                return Err("nfvo.package_notifications needs nfvo.mode = \"external\"".into());
+            }
+            if self.notification_user_name.is_empty() || self.notification_password.is_empty() {
+                return Err("nfvo.package_notifications needs nfvo.notification_user_name and \
+                            nfvo.notification_password (the NFVO's credentials for its notifications)"
+                    .into());
+            }
+        }
         if self.mode == NfvoMode::Local {
             return Ok(());
         }
@@ -427,10 +452,121 @@ impl GrantClient {
         Ok(response)
     }
 
+    /// `{endpoint}/vnfpkgm/v2/subscriptions`.
+    fn package_subscriptions_uri(&self) -> String {
+        format!("{}/vnfpkgm/v2/subscriptions", self.settings.endpoint.trim_end_matches('/'))
+    }
+
+    /// The NFVO's VNF package subscriptions (SOL003 v3.3.1 clause 10.4.7.3.2, the first
+    /// page when it pages): the PkgmSubscriptions it answers with.
+    pub async fn package_subscriptions(&self) -> Result<Vec<Value>, GrantError> {
+        let uri = self.package_subscriptions_uri();
+        let response = self
+            .send_as(reqwest::Method::GET, &uri, None, "application/json", VNFPKGM_API_VERSION, Some(self.timeout()))
+            .await?;
+        if !response.status().is_success() {
+            return Err(failure(response).await);
+        }
+        match response.json::<Value>().await {
+            Ok(Value::Array(subscriptions)) => Ok(subscriptions),
+            Ok(_) => Err(GrantError::Unavailable("The NFVO's list of subscriptions is not an array.".into())),
+            Err(error) => {
+                Err(GrantError::Unavailable(format!("The NFVO's list of subscriptions is not JSON: {error}")))
+            }
+        }
+    }
+
+    /// Subscribes with a PkgmSubscriptionRequest (clause 10.4.7.3.1): 201 (created) and 303
+    /// (the NFVO has an equal one already) both leave solgate subscribed.
+    pub async fn subscribe_to_packages(&self, request: &Value) -> Result<(), GrantError> {
+        let uri = self.package_subscriptions_uri();
+        let response = self
+            .send_as(
+                reqwest::Method::POST,
+                &uri,
+                Some(request),
+                "application/json",
+                VNFPKGM_API_VERSION,
+                Some(self.timeout()),
+            )
+            .await?;
+        match response.status() {
+            StatusCode::CREATED | StatusCode::SEE_OTHER => Ok(()),
+            _ => Err(failure(response).await),
+        }
+    }
+
     async fn token(&self, renew: bool) -> Result<String, GrantError> {
         self.callbacks.token(&self.oauth, renew, self.timeout()).await.map_err(|failure| {
             GrantError::Unavailable(format!("No OAuth 2.0 access token from nfvo.token_endpoint: {}", failure.cause))
         })
+    }
+}
+
+/// The PkgmSubscriptionRequest solgate sends (SOL003 v3.3.1 clause 10.5.2.2): change
+/// notifications only, to `callback_uri`, with the notification credentials as HTTP Basic.
+pub fn package_subscription_request(settings: &NfvoSettings, callback_uri: &str) -> Value {
+    json!({
+        "filter": {"notificationTypes": ["VnfPackageChangeNotification"]},
+        "callbackUri": callback_uri,
+        "authentication": {
+            "authType": ["BASIC"],
+            "paramsBasic": {
+                "userName": settings.notification_user_name,
+                "password": settings.notification_password,
+            },
+        },
+    })
+}
+
+/// Makes sure the NFVO has one subscription for `callback_uri`: looks for it among the
+/// NFVO's subscriptions and subscribes when there is none. An NFVO that cannot be reached
+/// or refuses is asked again, 1 s after the first failure, doubling up to 60 s, until it
+/// answers or `stop` is cancelled.
+pub async fn keep_package_subscription(
+    client: Arc<GrantClient>,
+    callback_uri: String,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    const FIRST_DELAY: Duration = Duration::from_secs(1);
+    const MAX_DELAY: Duration = Duration::from_secs(60);
+    let mut delay = FIRST_DELAY;
+    loop {
+        let attempt = async {
+            let subscriptions = client.package_subscriptions().await?;
+            if subscriptions.iter().any(|subscription| subscription["callbackUri"] == callback_uri.as_str()) {
+                return Ok(false);
+            }
+            let request = package_subscription_request(&client.settings, &callback_uri);
+            client.subscribe_to_packages(&request).await.map(|()| true)
+        };
+        let outcome = tokio::select! {
+            () = stop.cancelled() => return,
+            outcome = attempt => outcome,
+        };
+        match outcome {
+            Ok(true) => {
+                tracing::info!(callback_uri = %callback_uri, "subscribed to the NFVO's VNF package notifications");
+                return;
+            }
+            Ok(false) => {
+                tracing::info!(callback_uri = %callback_uri, "the NFVO's VNF package subscription is in place");
+                return;
+            }
+            Err(error) => {
+                let cause = match error {
+                    GrantError::Rejected(problem) => problem["detail"].as_str().unwrap_or_default().to_owned(),
+                    GrantError::Unavailable(cause) => cause,
+                };
+                tracing::warn!(%cause, retry_in_secs = delay.as_secs(),
+                    "cannot subscribe to the NFVO's VNF package notifications; trying again");
+            }
+        }
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(delay) => {}
+        }
+        delay = (delay * 2).min(MAX_DELAY);
     }
 }
 
@@ -497,10 +633,26 @@ mod tests {
     }
 
     #[test]
+    fn package_notifications_need_external_mode_and_credentials() {
+        let mut settings = NfvoSettings { package_notifications: true, ..NfvoSettings::default() };
+        assert!(settings.validate().unwrap_err().contains("mode = \"external\""));
+        settings.mode = NfvoMode::External;
+        settings.endpoint = "https://nfvo.example.com".into();
+        assert!(settings.validate().unwrap_err().contains("nfvo.notification_user_name"));
+        settings.notification_user_name = "nfvo".into();
+        assert!(settings.validate().unwrap_err().contains("nfvo.notification_password"));
+        settings.notification_password = "s3cret".into();
+        assert!(settings.validate().is_ok());
+        let request = package_subscription_request(&settings, "https://vnfm/nfvo/v1/package_notifications");
+        assert_eq!(request["authentication"]["paramsBasic"], json!({"userName": "nfvo", "password": "s3cret"}));
+    }
+
+    #[test]
     fn debug_hides_the_secrets() {
         let settings = NfvoSettings {
             password: "s3cret-basic".into(),
             client_password: "s3cret-oauth".into(),
+            notification_password: "s3cret-notification".into(),
             ..Default::default()
         };
         let text = format!("{settings:?}");

@@ -642,13 +642,18 @@ async fn process_stored(
     let me = ctx.id.clone();
     let id = claimed.id.clone();
     // The NFVO offers only ENABLED packages (checked when fetched).
-    let enable = ctx.packages.enable_on_onboarding || matches!(claimed.origin, Origin::Nfvo { .. });
+    let from_nfvo = matches!(claimed.origin, Origin::Nfvo { .. });
+    let enable = ctx.packages.enable_on_onboarding || from_nfvo;
     let links = ctx.links.clone();
     let finished = ctx
         .db_run(move |conn| {
             let onboarded_at = now();
             let result = modify_owned(conn, &id, &me, &[PROCESSING], &|conn, record| {
                 record.body = onboarded_body(&record.body, &contents, &onboarded_at, enable);
+                if from_nfvo {
+                    // The NFVO's package notifications act on this cached copy only.
+                    solgate_core::packages::mark_taken_from_nfvo(&mut record.body);
+                }
                 record.vnfd = Some(serde_json::to_value(contents.as_ref())?);
                 record.upload_source = None;
                 outbox::complete(conn, &record.id)?;

@@ -172,6 +172,23 @@ impl UploadSource {
     }
 }
 
+/// Marks an onboarded package as taken from the NFVO (`_solgate.source = "nfvo"` in its
+/// stored document, never shown): only such cached copies follow the NFVO's package
+/// notifications.
+pub fn mark_taken_from_nfvo(body: &mut Value) {
+    let Value::Object(document) = body else { return };
+    let private = document.entry(crate::PRIVATE_KEY).or_insert_with(|| json!({}));
+    if !private.is_object() {
+        *private = json!({});
+    }
+    private["source"] = json!("nfvo");
+}
+
+/// Whether an onboarded package was taken from the NFVO ([`mark_taken_from_nfvo`]).
+pub fn is_taken_from_nfvo(body: &Value) -> bool {
+    body[crate::PRIVATE_KEY]["source"] == "nfvo"
+}
+
 /// A ProblemDetails for `onboardingFailureDetails` (key order as the gateway's errors).
 pub fn failure_details(status: u16, detail: &str) -> Value {
     json!({

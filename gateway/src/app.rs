@@ -7,7 +7,7 @@ use actix_web::{App, web};
 use crate::route::{self, resource};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{api_versions, auth, health, openapi, vims, vnflcm, vnfpkgm};
+use crate::{api_versions, auth, health, nfvo_notifications, openapi, vims, vnflcm, vnfpkgm};
 
 /// Operational routes every process serves.
 pub fn configure_operations(cfg: &mut web::ServiceConfig) {
@@ -30,7 +30,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// The whole application: state, SOL013 layer, routes, 404 fallback. `api = false`
-/// serves only the operational routes (a conductor process).
+/// serves only the operational routes (a conductor process). The NFVO's package
+/// notifications are served with the API when they are configured.
 pub fn app(
     state: web::Data<AppState>,
     extra: fn(&mut web::ServiceConfig),
@@ -44,10 +45,12 @@ pub fn app(
         InitError = (),
     >,
 > {
+    let notifications = api && state.nfvo_notifications.is_some();
     App::new()
         .app_data(state)
         .configure(configure_operations)
         .configure(if api { configure } else { |_: &mut web::ServiceConfig| {} })
+        .configure(if notifications { nfvo_notifications::configure } else { |_: &mut web::ServiceConfig| {} })
         .configure(extra)
         .default_service(web::to(route::not_found))
         .wrap(from_fn(sol013_layer))

@@ -9,6 +9,7 @@ pub mod error;
 pub mod health;
 pub mod listener;
 pub mod metrics;
+pub mod nfvo_notifications;
 pub mod openapi;
 pub mod route;
 pub mod settings;

@@ -55,6 +55,9 @@ pub struct AppState {
     /// `[nfvo] mode = "external"`: how long a VNF instance creation may wait for the
     /// package of a vnfdId not onboarded here to be taken from the NFVO; `None` otherwise.
     pub nfvo_package_wait: Option<std::time::Duration>,
+    /// `[nfvo] package_notifications = true`: the credentials the NFVO's package
+    /// notifications carry; `None` serves no notification endpoint.
+    pub nfvo_notifications: Option<crate::nfvo_notifications::NotificationCredentials>,
 }
 
 impl AppState {

@@ -13,6 +13,7 @@ mod auth;
 mod conformance;
 mod fuzz;
 mod nfvo;
+mod nfvo_notifications;
 mod notifications;
 mod pkgm_subscriptions;
 mod scale_out;

@@ -18,7 +18,7 @@ use crate::lcm_support::*;
 
 /// How the test NFVO answers a grant request.
 #[derive(Clone, Copy)]
-enum Decision {
+pub(crate) enum Decision {
     /// 201 Grant.
     Grant,
     /// 202 + Location; GET answers 202 this many times, then 200 Grant.
@@ -32,15 +32,15 @@ enum Decision {
 }
 
 #[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    path: String,
-    authorization: String,
-    version: String,
-    body: Value,
+pub(crate) struct Seen {
+    pub(crate) method: String,
+    pub(crate) path: String,
+    pub(crate) authorization: String,
+    pub(crate) version: String,
+    pub(crate) body: Value,
 }
 
-struct NfvoState {
+pub(crate) struct NfvoState {
     decision: Decision,
     seen: Vec<Seen>,
     /// Asynchronous grants: id → (polls left, grant).
@@ -51,12 +51,18 @@ struct NfvoState {
     /// The vimType of the VIM it grants.
     vim_type: String,
     /// The VNF packages it offers.
-    packages: Vec<NfvoPackage>,
+    pub(crate) packages: Vec<NfvoPackage>,
+    /// `GET` and `POST /vnfpkgm/v2/subscriptions` received (not in `seen`).
+    pub(crate) subscription_requests: Vec<Seen>,
+    /// The PkgmSubscriptions it holds.
+    pub(crate) subscriptions: Vec<Value>,
+    /// Answer this many more subscription requests with 503.
+    pub(crate) refuse_subscriptions: u32,
 }
 
 /// A VNF package the test NFVO holds: its VnfPkgInfo and its content.
 #[derive(Clone)]
-struct NfvoPackage {
+pub(crate) struct NfvoPackage {
     vnfd_id: String,
     info: Value,
     content: Vec<u8>,
@@ -64,7 +70,7 @@ struct NfvoPackage {
 
 impl NfvoPackage {
     /// The sample package with VNFD `vnfd_id`, ENABLED, with a true SHA-256 checksum.
-    fn sample(vnfd_id: &str) -> Self {
+    pub(crate) fn sample(vnfd_id: &str) -> Self {
         Self::holding(vnfd_id, vnfd_id)
     }
 
@@ -92,9 +98,9 @@ impl NfvoPackage {
     }
 }
 
-struct TestNfvo {
+pub(crate) struct TestNfvo {
     port: u16,
-    state: Arc<Mutex<NfvoState>>,
+    pub(crate) state: Arc<Mutex<NfvoState>>,
     handle: Mutex<Option<actix_web::dev::ServerHandle>>,
     /// HTTPS with this configuration; plain HTTP without.
     tls: Option<rustls::ServerConfig>,
@@ -158,6 +164,36 @@ async fn serve_grant(req: HttpRequest, body: web::Bytes, state: web::Data<Mutex<
     }
     if state.oauth && header("authorization") != format!("Bearer nfvo-token-{}", state.tokens_issued) {
         return HttpResponse::Unauthorized().json(json!({"status": 401, "detail": "a valid token is needed"}));
+    }
+    if req.path() == "/vnfpkgm/v2/subscriptions" {
+        state.subscription_requests.push(Seen {
+            method: req.method().to_string(),
+            path: req.path().to_owned(),
+            authorization: header("authorization"),
+            version: header("version"),
+            body: body.clone(),
+        });
+        if state.refuse_subscriptions > 0 {
+            state.refuse_subscriptions -= 1;
+            return HttpResponse::ServiceUnavailable()
+                .content_type("application/problem+json")
+                .json(json!({"status": 503, "detail": "not now"}));
+        }
+        if req.method() == actix_web::http::Method::GET {
+            return HttpResponse::Ok().json(state.subscriptions.clone());
+        }
+        // A PkgmSubscription: the request without its authentication (SOL003 clause 10.5.2.4).
+        let id = uuid::Uuid::new_v4().to_string();
+        let subscription = json!({
+            "id": id,
+            "filter": body["filter"],
+            "callbackUri": body["callbackUri"],
+            "_links": {"self": {"href": format!("http://nfvo/vnfpkgm/v2/subscriptions/{id}")}},
+        });
+        state.subscriptions.push(subscription.clone());
+        return HttpResponse::Created()
+            .insert_header(("Location", format!("/vnfpkgm/v2/subscriptions/{id}")))
+            .json(subscription);
     }
     state.seen.push(Seen {
         method: req.method().to_string(),
@@ -250,7 +286,7 @@ impl TestNfvo {
         TestNfvo::start_with(decision, Some(config))
     }
 
-    fn start(decision: Decision) -> TestNfvo {
+    pub(crate) fn start(decision: Decision) -> TestNfvo {
         TestNfvo::start_with(decision, None)
     }
 
@@ -263,6 +299,9 @@ impl TestNfvo {
             oauth: false,
             vim_type: "SOLGATE.LOCAL.V_1".into(),
             packages: Vec::new(),
+            subscription_requests: Vec::new(),
+            subscriptions: Vec::new(),
+            refuse_subscriptions: 0,
         }));
         let nfvo = TestNfvo { port: 0, state, handle: Mutex::new(None), tls };
         let port = nfvo.serve(0);
@@ -292,7 +331,7 @@ impl TestNfvo {
         }
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         match self.tls {
             Some(_) => format!("https://localhost:{}", self.port),
             None => format!("http://127.0.0.1:{}", self.port),
@@ -310,7 +349,7 @@ impl TestNfvo {
     }
 }
 
-fn base64_encode(text: &str) -> String {
+pub(crate) fn base64_encode(text: &str) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(text)
 }
@@ -323,7 +362,7 @@ async fn app_with(db: Db, nfvo: &TestNfvo) -> Option<TestApp> {
     app_configured(db, nfvo, |_| {}).await
 }
 
-fn external(endpoint: String) -> NfvoSettings {
+pub(crate) fn external(endpoint: String) -> NfvoSettings {
     NfvoSettings {
         mode: NfvoMode::External,
         endpoint,
@@ -337,7 +376,11 @@ fn external(endpoint: String) -> NfvoSettings {
     }
 }
 
-async fn app_configured(db: Db, nfvo: &TestNfvo, configure: impl FnOnce(&mut NfvoSettings)) -> Option<TestApp> {
+pub(crate) async fn app_configured(
+    db: Db,
+    nfvo: &TestNfvo,
+    configure: impl FnOnce(&mut NfvoSettings),
+) -> Option<TestApp> {
     let endpoint = nfvo.endpoint();
     TestApp::spawn_on(db, move |settings| {
         settings.nfvo = external(endpoint);
@@ -838,7 +881,7 @@ async fn an_https_nfvo_is_trusted_through_the_ca_file_only() {
 }
 
 /// The packages of the instances solgate holds for `vnfd_id` (SOL005 filter on vnfdId).
-async fn local_packages(app: &TestApp, vnfd_id: &str) -> Vec<Value> {
+pub(crate) async fn local_packages(app: &TestApp, vnfd_id: &str) -> Vec<Value> {
     let path = format!("/vnfpkgm/v1/vnf_packages?filter=(eq,vnfdId,{})", urlencode(vnfd_id));
     let reply = send(app.request(Method::GET, &path)).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
@@ -850,7 +893,7 @@ fn urlencode(text: &str) -> String {
 }
 
 /// `POST vnf_instances` for `vnfd_id`, whatever the answer.
-async fn try_create(app: &TestApp, vnfd_id: &str) -> crate::helpers::Reply {
+pub(crate) async fn try_create(app: &TestApp, vnfd_id: &str) -> crate::helpers::Reply {
     send(v2(app, Method::POST, "/vnflcm/v2/vnf_instances").json(&json!({"vnfdId": vnfd_id}))).await
 }
 

@@ -137,9 +137,10 @@ impl Principal {
 /// (`SecretBox::derived_keys`): processes sharing the secret key share them.
 pub const TOKEN_KEY_PURPOSE: &str = "solgate access token signing v1";
 
-/// Paths that need no token: the token endpoint and the probes Kubernetes and Prometheus
-/// call without one.
-const OPEN_PATHS: &[&str] = &[endpoint::PATH, "/healthz", "/readyz", "/metrics"];
+/// Paths that need no token: the token endpoint, the probes Kubernetes and Prometheus call
+/// without one, and the NFVO's package notifications (HTTP Basic with credentials of their
+/// own, checked by their handlers).
+const OPEN_PATHS: &[&str] = &[endpoint::PATH, "/healthz", "/readyz", "/metrics", crate::nfvo_notifications::PATH];
 
 /// Verified tokens kept at most (then the cache starts over).
 const VERIFIED_CAPACITY: usize = 10_000;

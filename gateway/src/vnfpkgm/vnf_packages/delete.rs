@@ -1,9 +1,11 @@
 use actix_web::{HttpResponse, web};
+use solgate_core::links::Links;
 use solgate_core::notify::pkgm::{self, PkgEvent};
 use solgate_core::packages::{ONBOARDED, PROCESSING, UPLOADING};
 use solgate_db::repo::lcm::{self, LcmMajor};
-use solgate_db::repo::{outbox, vnf_packages};
-use solgate_db::write_transaction;
+use solgate_db::repo::outbox;
+use solgate_db::repo::vnf_packages::{self, PackageRecord};
+use solgate_db::{AnyConnection, write_transaction};
 
 use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult};
@@ -29,9 +31,7 @@ pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<St
                          has finished."
                     )));
                 }
-                // Instances are counted too: usageState is refreshed by LCM, the count is the truth.
-                let users = lcm::count_instances_of_package(conn, LcmMajor::V1, &id)?
-                    + lcm::count_instances_of_package(conn, LcmMajor::V2, &id)?;
+                let users = users(conn, &id)?;
                 if record.operational_state() == "ENABLED" || record.usage_state() == "IN_USE" || users > 0 {
                     let usage = if users > 0 { "IN_USE" } else { record.usage_state() };
                     return Err(ApiError::conflict(format!(
@@ -39,22 +39,41 @@ pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<St
                         record.operational_state()
                     )));
                 }
-                vnf_packages::delete(conn, &id)?;
-                outbox::complete(conn, &id)?;
-                // SOL005 v2.6.1 clause 9.5.2.9 reports changes of onboarded packages only (a
-                // package without content has no vnfdId to report).
-                if onboarding == ONBOARDED {
-                    pkgm::enqueue(conn, &links, &record.project, PkgEvent::Deleted { package: &record.body })?;
-                }
-                Ok(())
+                delete_row(conn, &links, &record)
             })
         })
         .await?;
-    let files = common::files(&state, &id);
+    remove_files(&state, &id).await;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The VNF instances (v1 and v2) of a package. usageState is refreshed by LCM; the count
+/// is the truth.
+pub(crate) fn users(conn: &mut AnyConnection, id: &str) -> ApiResult<i64> {
+    Ok(lcm::count_instances_of_package(conn, LcmMajor::V1, id)?
+        + lcm::count_instances_of_package(conn, LcmMajor::V2, id)?)
+}
+
+/// Removes the package's row in the caller's transaction and queues PKG_DELETE for package
+/// subscribers; the files go after the commit ([`remove_files`]). DELETE and the NFVO's
+/// package notifications both delete packages here.
+pub(crate) fn delete_row(conn: &mut AnyConnection, links: &Links, record: &PackageRecord) -> ApiResult<()> {
+    vnf_packages::delete(conn, &record.id)?;
+    outbox::complete(conn, &record.id)?;
+    // SOL005 v2.6.1 clause 9.5.2.9 reports changes of onboarded packages only (a package
+    // without content has no vnfdId to report).
+    if record.onboarding_state() == ONBOARDED {
+        pkgm::enqueue(conn, links, &record.project, PkgEvent::Deleted { package: &record.body })?;
+    }
+    Ok(())
+}
+
+/// Removes a deleted package's files.
+pub(crate) async fn remove_files(state: &AppState, id: &str) {
+    let files = common::files(state, id);
     let removed = tokio::task::spawn_blocking(move || files.remove_all()).await;
     if !matches!(removed, Ok(Ok(()))) {
         // The conductor's start-up sweep removes directories of deleted packages.
         tracing::warn!(package = %id, ?removed, "could not remove the files of a deleted VNF package");
     }
-    Ok(HttpResponse::NoContent().finish())
 }

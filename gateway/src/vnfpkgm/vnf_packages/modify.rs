@@ -1,10 +1,11 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
+use solgate_core::links::Links;
 use solgate_core::merge_patch;
 use solgate_core::notify::pkgm::{self, PkgEvent};
 use solgate_core::packages::ONBOARDED;
-use solgate_db::repo::vnf_packages;
-use solgate_db::write_transaction;
+use solgate_db::repo::vnf_packages::{self, PackageRecord};
+use solgate_db::{AnyConnection, write_transaction};
 
 use crate::common::{Tenant, etag};
 use crate::error::{ApiError, ApiResult};
@@ -68,19 +69,31 @@ pub async fn modify(
                         changed.insert("userDefinedData".into(), Value::Object(effective));
                     }
                 }
-                if !vnf_packages::update(conn, &record, Some(record.row_version))? {
-                    return Err(ApiError::conflict(format!("VNF Package {id} was modified concurrently; try again.")));
-                }
-                if changed.contains_key("operationalState") {
-                    let event = PkgEvent::OperationalStateChanged { package: &record.body };
-                    pkgm::enqueue(conn, &links, &record.project, event)?;
-                }
+                store_change(conn, &links, &record, changed.contains_key("operationalState"))?;
                 Ok(Value::Object(changed))
             })
         })
         .await?;
     let body = negotiated.entry.dictionary.render("VnfPkgInfoModifications", &modifications);
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+}
+
+/// Stores a changed package unless someone changed it meanwhile (409) and, when its
+/// operational state changed, queues OP_STATE_CHANGE for package subscribers in the same
+/// transaction. PATCH and the NFVO's package notifications both change packages here.
+pub(crate) fn store_change(
+    conn: &mut AnyConnection,
+    links: &Links,
+    record: &PackageRecord,
+    operational_state_changed: bool,
+) -> ApiResult<()> {
+    if !vnf_packages::update(conn, record, Some(record.row_version))? {
+        return Err(ApiError::conflict(format!("VNF Package {} was modified concurrently; try again.", record.id)));
+    }
+    if operational_state_changed {
+        pkgm::enqueue(conn, links, &record.project, PkgEvent::OperationalStateChanged { package: &record.body })?;
+    }
+    Ok(())
 }
 
 /// The top-level keys of `patch` whose value really changed, as the patch gave them.
