@@ -1332,3 +1332,98 @@ async fn an_undecided_grant_is_recorded_with_its_location() {
     let shown = send(v2(&app, Method::GET, op_url.trim_start_matches(&app.address))).await;
     assert!(!shown.text.contains("pendingGrant"), "{}", shown.text);
 }
+
+fn ext_link(id: &str, network: &str) -> Value {
+    json!({
+        "id": id, "resourceId": network,
+        "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"c1": {"cpProtocolData": [{
+            "layerProtocol": "IP_OVER_ETHERNET",
+            "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]}}}]
+    })
+}
+
+#[tokio::test]
+async fn change_ext_conn_asks_to_update_the_vnfcs_on_the_changed_links() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "reconnected").await;
+    let body = json!({"flavourId": "simple", "extVirtualLinks": [ext_link("ext-vl-1", "net-1")]});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    nfvo.take_requests();
+    let instance = show_instance(&app, &id).await;
+    let vdu1: Vec<&Value> = instance["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|vnfc| vnfc["vduId"] == "VDU1")
+        .collect();
+
+    let body = json!({"extVirtualLinks": [ext_link("ext-vl-1", "net-2")], "additionalParams": {"reason": "move"}});
+    let op_url = task(&app, &id, "change_ext_conn", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    let request = &posts[0].body;
+    assert_eq!(request["operation"], "CHANGE_EXT_CONN");
+    // Only VDU1 has a CP on the changed link: its VNFC is updated, not VDU2's.
+    let updated = request["updateResources"].as_array().expect("updateResources");
+    assert_eq!(updated.len(), vdu1.len(), "{request}");
+    for (resource, vnfc) in updated.iter().zip(&vdu1) {
+        assert_eq!(resource["type"], "COMPUTE");
+        assert_eq!(resource["vduId"], "VDU1");
+        assert_eq!(resource["resource"], vnfc["computeResource"], "{request}");
+    }
+    // A new port for VDU1_CP1 per VNFC, named after the updated COMPUTE.
+    let added = request["addResources"].as_array().expect("addResources");
+    assert_eq!(of_type(request, "addResources", "LINKPORT"), repeated(&[("VDU1", "VDU1_CP1", vdu1.len())]));
+    for (port, compute) in added.iter().zip(updated) {
+        assert_eq!(port["id"], format!("VDU1_CP1-{}", compute["id"].as_str().unwrap()));
+    }
+    assert_eq!(request["additionalParams"], json!({"reason": "move"}));
+}
+
+#[tokio::test]
+async fn a_rolling_update_asks_to_recreate_the_named_vdus() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let current = install_sample_package(&app);
+    let destination = install_sample_package(&app);
+    let id = create_instance(&app, &current, "rolling").await;
+    let op_url = task(&app, &id, "instantiate", instantiate_body()).await;
+    assert_eq!(
+        wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await["operationState"],
+        "COMPLETED"
+    );
+    nfvo.take_requests();
+    let instance = show_instance(&app, &id).await;
+    let vdu2 = instance["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|vnfc| vnfc["vduId"] == "VDU2")
+        .unwrap()
+        .clone();
+    let body = json!({"vnfdId": destination,
+        "additionalParams": {"upgrade_type": "RollingUpdate", "vdu_params": [{"vdu_id": "VDU2"}]}});
+    let op_url = task(&app, &id, "change_vnfpkg", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (posts, _) = nfvo.take_requests();
+    let request = &posts[0].body;
+    assert_eq!(request["dstVnfdId"], destination.as_str());
+    assert_eq!(
+        of_type(request, "removeResources", "COMPUTE"),
+        repeated(&[("VDU2", "VDU2", 1)]),
+        "only the named VDU's VNFCs: {request}"
+    );
+    assert_eq!(of_type(request, "removeResources", "STORAGE"), repeated(&[("VDU2", "VirtualStorage", 1)]));
+    assert_eq!(of_type(request, "addResources", "COMPUTE"), repeated(&[("VDU2", "VDU2", 1)]));
+    assert_eq!(of_type(request, "addResources", "STORAGE"), repeated(&[("VDU2", "VirtualStorage", 1)]));
+    let removed = request["removeResources"].as_array().unwrap();
+    assert_eq!(removed[0]["resource"], vdu2["computeResource"], "{request}");
+}

@@ -64,6 +64,33 @@ pub fn grant_request(
             add.extend(new_vnfc_resources(flavour, vnfc["vduId"].as_str().unwrap_or_default(), &ready_ports));
         }
     }
+    let mut update = Vec::new();
+    match operation {
+        "CHANGE_EXT_CONN" => change_ext_conn_resources(info, &vnfcs, params, &mut add, &mut remove, &mut update),
+        // Tacker asks only for a rolling update's VNFCs to be re-created (`vdu_params`).
+        "CHANGE_VNFPKG" if additional.is_some_and(|params| params["upgrade_type"] == "RollingUpdate") => {
+            let vdus: Vec<&str> = additional
+                .and_then(|params| params["vdu_params"].as_array())
+                .into_iter()
+                .flatten()
+                .filter_map(|vdu| vdu["vdu_id"].as_str())
+                .collect();
+            for vnfc in vnfcs.iter().filter(|vnfc| vnfc["vduId"].as_str().is_some_and(|vdu| vdus.contains(&vdu))) {
+                let removed = existing_vnfc_resources(info, vnfc);
+                let compute = uuid::Uuid::new_v4().to_string();
+                for resource in removed.iter().filter(|resource| resource["type"] != "LINKPORT") {
+                    let template = resource["resourceTemplateId"].as_str().unwrap_or_default();
+                    let id =
+                        if resource["type"] == "COMPUTE" { compute.clone() } else { format!("{template}-{compute}") };
+                    add.push(json!({
+                        "id": id, "type": resource["type"], "vduId": resource["vduId"], "resourceTemplateId": template,
+                    }));
+                }
+                remove.extend(removed.into_iter().filter(|resource| resource["type"] != "LINKPORT"));
+            }
+        }
+        _ => {}
+    }
     let existing_links = info["vnfVirtualLinkResourceInfo"].as_array().cloned().unwrap_or_default();
     match (operation, &plan.deployment) {
         ("INSTANTIATE", Some(deployment)) => {
@@ -122,6 +149,9 @@ pub fn grant_request(
     if !remove.is_empty() {
         request["removeResources"] = Value::Array(remove);
     }
+    if !update.is_empty() {
+        request["updateResources"] = Value::Array(update);
+    }
     if !constraints.is_empty() {
         request["placementConstraints"] = Value::Array(constraints);
     }
@@ -129,6 +159,69 @@ pub fn grant_request(
         request["additionalParams"] = additional.clone();
     }
     request
+}
+
+/// change_ext_conn (as Tacker asks): each VNFC with a CP on a changed external virtual link
+/// is updated (COMPUTE in `updateResources`, with its handle); the link port of each such
+/// CP that solgate made is removed, and a new one asked for unless the request brings it.
+fn change_ext_conn_resources(
+    info: &Value,
+    vnfcs: &[Value],
+    params: &Value,
+    add: &mut Vec<Value>,
+    remove: &mut Vec<Value>,
+    update: &mut Vec<Value>,
+) {
+    let changed: BTreeSet<&str> = params["extVirtualLinks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|link| link["extCps"].as_array().into_iter().flatten())
+        .filter_map(|cp| cp["cpdId"].as_str())
+        .collect();
+    let ready_ports = ready_link_ports(params);
+    let ext_ports: Vec<&Value> = info["extVirtualLinkInfo"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|link| link["extLinkPorts"].as_array().into_iter().flatten())
+        .collect();
+    for vnfc in vnfcs {
+        let cps: Vec<&Value> = vnfc["vnfcCpInfo"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| changed.contains(cpd)))
+            .collect();
+        if cps.is_empty() {
+            continue;
+        }
+        let (old_compute, new_compute) = (uuid::Uuid::new_v4().to_string(), uuid::Uuid::new_v4().to_string());
+        let vdu = &vnfc["vduId"];
+        update.push(json!({
+            "id": new_compute, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu,
+            "resource": vnfc["computeResource"],
+        }));
+        for cp in cps {
+            let template = cp["cpdId"].as_str().unwrap_or_default();
+            if let Some(ext_cp) = cp.get("vnfExtCpId") {
+                let mut resource = json!({
+                    "id": format!("{template}-{old_compute}"), "type": "LINKPORT", "vduId": vdu,
+                    "resourceTemplateId": template,
+                });
+                if let Some(port) = ext_ports.iter().find(|port| port["cpInstanceId"] == *ext_cp) {
+                    resource["resource"] = port["resourceHandle"].clone();
+                }
+                remove.push(resource);
+            }
+            if !ready_ports.contains(template) {
+                add.push(json!({
+                    "id": format!("{template}-{new_compute}"), "type": "LINKPORT", "vduId": vdu,
+                    "resourceTemplateId": template,
+                }));
+            }
+        }
+    }
 }
 
 /// The CPs of `extVirtualLinks[].extCps[]` whose cpConfig names a ready `linkPortId`: the
