@@ -1,6 +1,6 @@
 //! Conductor metrics, registered in the application's Prometheus registry.
 
-use prometheus::{IntCounterVec, IntGauge, Opts, Registry};
+use prometheus::{IntCounter, IntCounterVec, IntGauge, Opts, Registry};
 
 #[derive(Clone)]
 pub struct ConductorMetrics {
@@ -9,6 +9,8 @@ pub struct ConductorMetrics {
     pub running: IntGauge,
     /// Notifications waiting for delivery (all conductors; refreshed every few seconds).
     pub notifications_pending: IntGauge,
+    /// Automatic retries of infra actions after transient VIM failures.
+    pub vim_retries: IntCounter,
 }
 
 impl ConductorMetrics {
@@ -30,8 +32,13 @@ impl ConductorMetrics {
         registry.register(Box::new(notifications.clone()))?;
         registry.register(Box::new(outbox_republished.clone()))?;
         registry.register(Box::new(running.clone()))?;
+        let vim_retries = IntCounter::new(
+            "solgate_vim_retries_total",
+            "Infra actions retried automatically after a transient VIM failure",
+        )?;
         registry.register(Box::new(notifications_pending.clone()))?;
-        Ok(Self { notifications, outbox_republished, running, notifications_pending })
+        registry.register(Box::new(vim_retries.clone()))?;
+        Ok(Self { notifications, outbox_republished, running, notifications_pending, vim_retries })
     }
 
     /// Metrics that go nowhere (tests, tools).
@@ -48,9 +55,10 @@ fn unreachable_metrics() -> ConductorMetrics {
         counter("solgate_rpc_outbox_published_total", &["result"]),
         IntGauge::new("solgate_lcm_operations_running", "running"),
         IntGauge::new("solgate_notifications_pending", "pending"),
+        IntCounter::new("solgate_vim_retries_total", "retries"),
     ) {
-        (Ok(notifications), Ok(outbox_republished), Ok(running), Ok(notifications_pending)) => {
-            ConductorMetrics { notifications, outbox_republished, running, notifications_pending }
+        (Ok(notifications), Ok(outbox_republished), Ok(running), Ok(notifications_pending), Ok(vim_retries)) => {
+            ConductorMetrics { notifications, outbox_republished, running, notifications_pending, vim_retries }
         }
         _ => std::process::abort(),
     }

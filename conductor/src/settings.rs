@@ -65,6 +65,12 @@ pub struct ConductorSettings {
     /// Delay of every step of the local simulated VIM, in milliseconds (requests can
     /// override it with `additionalParams.localVim.delayMs`).
     pub local_vim_delay_ms: u64,
+    /// Automatic retries of an infra action after a transient VIM failure (connection
+    /// refused, a 5xx, a timeout) before the operation fails (FAILED_TEMP).
+    pub vim_retries: u32,
+    /// The first wait before such a retry, in milliseconds; it doubles at each retry (at
+    /// most 30 s).
+    pub vim_retry_backoff_ms: u64,
 }
 
 impl Default for ConductorSettings {
@@ -76,6 +82,8 @@ impl Default for ConductorSettings {
             drain_timeout_secs: 20,
             local_vim: None,
             local_vim_delay_ms: 0,
+            vim_retries: 3,
+            vim_retry_backoff_ms: 500,
         }
     }
 }

@@ -204,6 +204,9 @@ pub struct InfraContext<'a> {
     pub additional_params: &'a Value,
     /// 1 for the first run, 2 for the first retry, ...
     pub attempt: u32,
+    /// Within the attempt: 1 for the first run, 2 after one automatic retry of a transient
+    /// failure, ...
+    pub run: u32,
     /// True once the operation was cancelled; drivers check it between steps.
     pub cancelled: &'a (dyn Fn() -> bool + Send + Sync),
 }
@@ -217,11 +220,19 @@ pub struct DriverError {
     pub partial: Option<Box<Inventory>>,
     /// The failure is the operation being cancelled.
     pub cancelled: bool,
+    /// The VIM may answer otherwise if asked again (connection refused, a 5xx, a timeout):
+    /// the conductor retries the action with backoff before the operation fails.
+    pub transient: bool,
 }
 
 impl DriverError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), partial: None, cancelled: false }
+        Self { message: message.into(), partial: None, cancelled: false, transient: false }
+    }
+
+    /// A failure worth retrying (see [`DriverError::transient`]).
+    pub fn transient(message: impl Into<String>) -> Self {
+        Self { transient: true, ..Self::new(message) }
     }
 
     pub fn with_partial(mut self, partial: Inventory) -> Self {

@@ -8,7 +8,9 @@
 //! `additionalParams.localVim`:
 //! `{"delayMs": 50, "failAt": "create_vnfc", "failAttempts": 1, "failAfter": 0}` —
 //! wait 50 ms before each step; fail the `failAfter`+1-th step named `failAt` while the
-//! operation's attempt number is at most `failAttempts` (default: every attempt).
+//! operation's attempt number is at most `failAttempts` (default: every attempt);
+//! `"transient": true` makes it a failure the conductor retries by itself, and `failRuns`
+//! fails only the first runs of an attempt (default: every run).
 //! Step names: create_vl, delete_vl, create_storage, delete_storage, create_vnfc,
 //! delete_vnfc, heal_vnfc, operate.
 
@@ -22,7 +24,7 @@ use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_LOCAL,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
-use crate::run::{check_cancelled, failed};
+use crate::run::{check_cancelled, failed, transient};
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", default)]
@@ -31,6 +33,11 @@ pub struct FaultInjection {
     pub fail_at: Option<String>,
     pub fail_attempts: Option<u32>,
     pub fail_after: u32,
+    /// The injected failure is transient (as a VIM that is briefly unreachable), and
+    /// `failRuns` counts the runs it fails, whatever the attempt: the conductor's automatic
+    /// retries use them up.
+    pub transient: bool,
+    pub fail_runs: Option<u32>,
 }
 
 impl FaultInjection {
@@ -71,10 +78,15 @@ impl SimulatedRun<'_, '_> {
             .map_err(|halt| halt.into_error(self.inventory.clone()))?;
         if self.faults.fail_at.as_deref() == Some(name) {
             let attempts = self.faults.fail_attempts.unwrap_or(u32::MAX);
-            if self.ctx.attempt <= attempts {
+            let runs = self.faults.fail_runs.unwrap_or(u32::MAX);
+            if self.ctx.attempt <= attempts && self.ctx.run <= runs {
                 if self.steps_seen >= self.faults.fail_after {
-                    let message = format!("local VIM: injected failure at step {name} (attempt {})", self.ctx.attempt);
-                    return Err(failed(message).into_error(self.inventory.clone()));
+                    let message = format!(
+                        "local VIM: injected failure at step {name} (attempt {}, run {})",
+                        self.ctx.attempt, self.ctx.run
+                    );
+                    let halt = if self.faults.transient { transient(message) } else { failed(message) };
+                    return Err(halt.into_error(self.inventory.clone()));
                 }
                 self.steps_seen += 1;
             }

@@ -17,6 +17,8 @@ pub(crate) enum Halt {
     Cancelled(String),
     /// A step failed.
     Failed(String),
+    /// A step failed in a way that may pass (the VIM unreachable, a 5xx, a timeout).
+    Transient(String),
 }
 
 /// [`Halt::Failed`] with `message`.
@@ -24,22 +26,29 @@ pub(crate) fn failed(message: impl Into<String>) -> Halt {
     Halt::Failed(message.into())
 }
 
+/// [`Halt::Transient`] with `message`.
+pub(crate) fn transient(message: impl Into<String>) -> Halt {
+    Halt::Transient(message.into())
+}
+
 impl Halt {
     /// A failure, as opposed to a cancellation.
     #[cfg(any(feature = "openstack", feature = "kubernetes"))]
     pub(crate) fn is_failure(&self) -> bool {
-        matches!(self, Halt::Failed(_))
+        matches!(self, Halt::Failed(_) | Halt::Transient(_))
     }
 
     /// The error a halted run reports: its message, `partial` as what the VIM holds now,
     /// and [`DriverError::cancelled`] set when the operation was cancelled.
     pub(crate) fn into_error(self, partial: Inventory) -> DriverError {
-        let (message, cancelled) = match self {
-            Halt::Cancelled(message) => (message, true),
-            Halt::Failed(message) => (message, false),
+        let (message, cancelled, transient) = match self {
+            Halt::Cancelled(message) => (message, true, false),
+            Halt::Failed(message) => (message, false, false),
+            Halt::Transient(message) => (message, false, true),
         };
         let mut error = DriverError::new(message).with_partial(partial);
         error.cancelled = cancelled;
+        error.transient = transient;
         error
     }
 }

@@ -449,18 +449,39 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                     return transition(&mut job, stop.change(FAILED_TEMP)).await;
                 }
                 let is_cancelled = move || cancelled.load(Ordering::Relaxed);
-                let ctx = InfraContext {
-                    instance_id: &job.instance.id,
-                    vim: &vim,
-                    vnfd: &package.1.vnfd,
-                    package_dir: Some(&package_dir),
-                    current: &current,
-                    additional_params: &additional,
-                    attempt: u32::try_from(job.op.attempt.max(1)).unwrap_or(1),
-                    cancelled: &is_cancelled,
+                // A transient failure (the VIM unreachable, a 5xx, a timeout) is retried
+                // with backoff from where the run got, `vim_retries` times; then it is the
+                // operation's failure, with the VIM's last error.
+                let settings = &job.ctx.settings;
+                let mut now = current.clone();
+                let mut run = 1;
+                let result = loop {
+                    let ctx = InfraContext {
+                        instance_id: &job.instance.id,
+                        vim: &vim,
+                        vnfd: &package.1.vnfd,
+                        package_dir: Some(&package_dir),
+                        current: &now,
+                        additional_params: &additional,
+                        attempt: u32::try_from(job.op.attempt.max(1)).unwrap_or(1),
+                        run,
+                        cancelled: &is_cancelled,
+                    };
+                    tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
+                    match driver.execute(ctx, action).await {
+                        Err(error) if error.transient && !error.cancelled && run <= settings.vim_retries => {
+                            let backoff = retry_backoff(settings.vim_retry_backoff_ms, run);
+                            job.ctx.metrics.vim_retries.inc();
+                            tracing::warn!(op = %job.op.id, run, error = %error.message, ?backoff, "transient VIM failure; retrying");
+                            if let Some(partial) = error.partial {
+                                now = *partial;
+                            }
+                            tokio::time::sleep(backoff).await;
+                            run += 1;
+                        }
+                        other => break other,
+                    }
                 };
-                tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, "running infra action");
-                let result = driver.execute(ctx, action).await;
                 watcher.abort();
                 result
             }
@@ -482,6 +503,12 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             transition(&mut job, change).await
         }
     }
+}
+
+/// The wait before automatic retry `run` (1-based): `base_ms` doubling, at most 30 s.
+fn retry_backoff(base_ms: u64, run: u32) -> Duration {
+    let factor = 1_u64 << run.saturating_sub(1).min(16);
+    Duration::from_millis(base_ms.saturating_mul(factor).min(30_000))
 }
 
 fn infra_action<'p>(work: &'p InfraWork, plan: &'p OperationPlan) -> Option<InfraAction<'p>> {

@@ -204,6 +204,7 @@ async fn execute_on(
         current,
         additional_params: &params,
         attempt: 1,
+        run: 1,
         cancelled,
     };
     driver.execute(ctx, action).await
