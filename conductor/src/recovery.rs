@@ -1,18 +1,24 @@
 //! Heartbeats and recovery. Each conductor records a heartbeat; an operation left by a
-//! conductor whose heartbeat stopped is taken on: one still in STARTING never began (a
-//! conductor does nothing on the VIM before it moves the operation to PROCESSING), so its
-//! work is queued again and a live conductor runs it — up to [`MAX_RESUMES`] times, then it
-//! is ROLLED_BACK as Tacker does; PROCESSING / ROLLING_BACK → FAILED_TEMP with an error and
-//! a notification. Operations of live conductors are never touched (Tacker flips every such
-//! operation at start-up, even those of live peers).
+//! conductor whose heartbeat stopped is resumed by a live one: queued again with its work
+//! (STARTING and PROCESSING: start; ROLLING_BACK: rollback), so that it runs on from its
+//! stored plan and grant. A re-run is safe because every driver finds what an earlier run
+//! of the same operation made (deterministic names, the simulated VIM holds nothing
+//! outside the database) and a grant asked for before is waited for, not asked again.
+//! An operation whose conductors keep dying on it is resumed at most [`MAX_RESUMES`]
+//! times; then STARTING → ROLLED_BACK (nothing was done), PROCESSING / ROLLING_BACK →
+//! FAILED_TEMP with an error that names the step. Operations of live conductors are never
+//! touched (Tacker flips every such operation at start-up, even those of live peers, and
+//! turns PROCESSING into FAILED_TEMP with "Failure due to conductor processing error.").
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
 use solgate_core::PRIVATE_KEY;
-use solgate_core::lifecycle::StateChange;
-use solgate_core::op_occ::{ACTION_START, FAILED_TEMP, ROLLED_BACK, STARTING};
+use solgate_core::lifecycle::{self, StateChange};
+use solgate_core::op_occ::{
+    ACTION_ROLLBACK, ACTION_START, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING,
+};
 use solgate_core::work::{WorkKind, kind_name};
 use solgate_db::repo::conductors;
 use solgate_db::repo::lcm::{self, LcmMajor};
@@ -59,28 +65,31 @@ pub async fn recover_once(ctx: &ConductorContext) -> Result<usize, ConductorErro
         let dead_owner = op.owner.clone();
         let previous = op.state().to_owned();
         let resumes = op.body[PRIVATE_KEY]["resumes"].as_u64().unwrap_or(0);
-        if previous == STARTING && resumes < MAX_RESUMES {
-            if resume(ctx, major, op.clone(), dead_owner.clone(), resumes + 1).await? {
+        let action = match previous.as_str() {
+            STARTING | PROCESSING => Some(ACTION_START),
+            ROLLING_BACK => Some(ACTION_ROLLBACK),
+            _ => None,
+        };
+        if let Some(action) = action.filter(|_| resumes < MAX_RESUMES) {
+            if resume(ctx, major, op.clone(), dead_owner.clone(), resumes + 1, action).await? {
                 recovered += 1;
-                tracing::warn!(op = %op.id, dead_conductor = ?dead_owner, resumes = resumes + 1,
-                    "an operation a dead conductor had not begun is queued again");
+                tracing::warn!(op = %op.id, state = %previous, dead_conductor = ?dead_owner, resumes = resumes + 1,
+                    "an operation of a dead conductor is resumed");
             }
             continue;
         }
         let target = if previous == STARTING { ROLLED_BACK } else { FAILED_TEMP };
         let who = dead_owner.as_deref().unwrap_or("unknown");
         // Say what happened instead of Tacker's "Failure due to conductor processing error.".
-        let detail = if previous == STARTING {
-            format!(
-                "Conductors stopped {resumes} times before the operation began (the last was {who}); it was \
-                 not tried again."
-            )
-        } else {
-            format!(
-                "Conductor {who} stopped while the operation was {previous}; what it had done on the VIM is \
-                 unknown, so it was not continued: retry or roll back the operation."
-            )
+        let step = match previous.as_str() {
+            STARTING => "before the operation began (granting)",
+            PROCESSING => "while it ran its infra action on the VIM",
+            _ => "while it rolled the operation back on the VIM",
         };
+        let detail = format!(
+            "Conductors stopped {resumes} times {step} (the last was {who}); it was not resumed again{}.",
+            if previous == STARTING { "" } else { ": retry or roll back the operation" }
+        );
         let change = StateChange::to(target).with_error(500, &detail);
         if ctx.machine.transition(major, &mut op, dead_owner.as_deref(), change, None).await? {
             recovered += 1;
@@ -90,30 +99,36 @@ pub async fn recover_once(ctx: &ConductorContext) -> Result<usize, ConductorErro
     Ok(recovered)
 }
 
-/// A STARTING operation is queued again at most this often (a conductor that dies on it
-/// every time must not make it loop forever); then it is ROLLED_BACK.
+/// An operation is resumed at most this often (a conductor that dies on it every time must
+/// not make it loop forever).
 pub const MAX_RESUMES: u64 = 3;
 
-/// Gives a dead conductor's STARTING operation back to the queue: no owner, its start
-/// pending again and a new outbox row (the relay publishes it), in one transaction that
-/// holds only while the dead owner still has it in STARTING.
+/// Gives a dead conductor's operation back to the queue: no owner, `action` pending again,
+/// a journal entry and a new outbox row (the relay publishes it), in one transaction that
+/// holds only while the dead owner still has it in the same state.
 async fn resume(
     ctx: &ConductorContext,
     major: LcmMajor,
     mut op: lcm::OpOccRecord,
     dead_owner: Option<String>,
     resumes: u64,
+    action: &'static str,
 ) -> Result<bool, ConductorError> {
     if !op.body.get(PRIVATE_KEY).is_some_and(serde_json::Value::is_object) {
         op.body[PRIVATE_KEY] = json!({});
     }
     op.body[PRIVATE_KEY]["resumes"] = json!(resumes);
+    let state = op.state().to_owned();
+    lifecycle::journal(
+        &mut op.body,
+        json!({"resumed": state, "deadConductor": dead_owner, "by": ctx.id, "at": solgate_core::now()}),
+    );
     op.owner = None;
     op.lease_expires_at = None;
-    op.pending_action = Some(ACTION_START.to_owned());
+    op.pending_action = Some(action.to_owned());
     ctx.db_run(move |conn| {
         write_transaction(conn, |conn| {
-            if !lcm::update_op_guarded(conn, major, &op, dead_owner.as_deref(), STARTING)? {
+            if !lcm::update_op_guarded(conn, major, &op, dead_owner.as_deref(), &state)? {
                 return Ok(false);
             }
             outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &op.id, major.number())?;

@@ -113,6 +113,13 @@ pub fn notification_status(state: &str, operation: &str, previous_state: Option<
 /// The rules of entering a state, applied to the record in memory.
 fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
     op_occ::set_state(&mut op.body, change.to, now);
+    journal(&mut op.body, json!({"state": change.to, "at": now}));
+    if change.to == PROCESSING
+        && let Some(private) = op.body.get_mut(PRIVATE_KEY).and_then(Value::as_object_mut)
+    {
+        // The Grant is stored with this transition: nothing is pending any more.
+        private.shift_remove("pendingGrant");
+    }
     match &change.error {
         Some(error) => op_occ::set_error(&mut op.body, Some(error.clone())),
         None if matches!(change.to, PROCESSING | COMPLETED) => op_occ::set_error(&mut op.body, None),
@@ -130,6 +137,27 @@ fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
     {
         map.shift_remove("cancelMode");
         map.shift_remove(PRIVATE_KEY);
+    }
+}
+
+/// How many journal entries an occurrence keeps (the newest).
+const JOURNAL_ENTRIES: usize = 32;
+
+/// Appends an entry to the occurrence's journal (`_solgate.journal`, never shown): the
+/// steps it went through, and who resumed it after which crash. It is written with the
+/// occurrence, so it costs no commit of its own.
+pub fn journal(body: &mut Value, entry: Value) {
+    if !body.get(PRIVATE_KEY).is_some_and(Value::is_object) {
+        body[PRIVATE_KEY] = json!({});
+    }
+    let private = &mut body[PRIVATE_KEY];
+    if !private["journal"].is_array() {
+        private["journal"] = json!([]);
+    }
+    if let Some(entries) = private["journal"].as_array_mut() {
+        entries.push(entry);
+        let excess = entries.len().saturating_sub(JOURNAL_ENTRIES);
+        entries.drain(..excess);
     }
 }
 

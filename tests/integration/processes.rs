@@ -62,6 +62,35 @@ impl Cluster {
     }
 }
 
+/// `solgate serve` as a user starts it (embedded: SQLite in `data_dir`, in-process work,
+/// the local simulated VIM), with a short conductor lease so a restart recovers quickly.
+pub fn spawn_embedded(data_dir: &std::path::Path) -> Process {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_solgate"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env_remove("RUST_LOG")
+        .env_remove("SOLGATE_DATABASE_URL")
+        .env("SOLGATE_LOG_FORMAT", "json")
+        .env("SOLGATE__RPC__RELAY_INTERVAL_SECS", "1")
+        .env("SOLGATE__RPC__REPUBLISH_AFTER_SECS", "2")
+        .env("SOLGATE__CONDUCTOR__HEARTBEAT_INTERVAL_SECS", "1")
+        .env("SOLGATE__CONDUCTOR__LEASE_TIMEOUT_SECS", "3")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("the solgate binary starts");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let event = serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({ "message": line }));
+            sink.lock().unwrap().push(event);
+        }
+    });
+    Process { role: "serve", child, lines }
+}
+
 impl Process {
     /// Waits for a log event whose message contains `text`; returns it.
     pub fn wait_for_log(&self, text: &str, timeout: Duration) -> serde_json::Value {

@@ -10,8 +10,9 @@ use solgate_core::requests::{self, TaskRequest};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::outbox;
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, send};
 use crate::lcm_support::*;
+use crate::processes::spawn_embedded;
 
 /// An instantiate accepted straight in the database (no work message is sent) and claimed
 /// by a conductor that no longer exists, as if it died right after its claim; `resumes`:
@@ -93,4 +94,162 @@ async fn an_operation_resumed_too_often_is_rolled_back() {
     assert_eq!(done["operationState"], "ROLLED_BACK", "{done}");
     let detail = done["error"]["detail"].as_str().unwrap();
     assert!(detail.contains("stopped 3 times before the operation began"), "{detail}");
+}
+
+/// The run of the Durability issue: `solgate serve` (embedded), 200 instances, 200
+/// concurrent instantiates, `kill -9` once a random number of them (40-160) had answered
+/// 202, restart on the same data directory: every accepted operation COMPLETED (none
+/// ROLLED_BACK or FAILED_TEMP), every instance with its VNFCs once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_serve_killed_mid_burst_finishes_every_accepted_operation() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const INSTANCES: usize = 200;
+    let data_dir = tempfile::tempdir().unwrap();
+    let database_url = format!("sqlite://{}", data_dir.path().join("solgate.db").display());
+    let mut first = spawn_embedded(data_dir.path());
+    let app = TestApp::remote(first.base_url(), database_url.clone(), None);
+    let vnfd_id = install_sample_package(&app);
+    let mut instances = Vec::new();
+    for i in 0..INSTANCES {
+        instances.push(create_instance(&app, &vnfd_id, &format!("burst-{i}")).await);
+    }
+    let kill_after = usize::try_from(uuid::Uuid::new_v4().as_u128() % 121).unwrap() + 40;
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let body = json!({"flavourId": "simple", "additionalParams": {"localVim": {"delayMs": 40}}});
+    let mut sends = Vec::new();
+    for instance in &instances {
+        let request = app
+            .request(reqwest::Method::POST, &format!("/vnflcm/v2/vnf_instances/{instance}/instantiate"))
+            .header("Version", "2.0.0")
+            .json(&body);
+        let accepted = accepted.clone();
+        let instance = instance.clone();
+        sends.push(tokio::spawn(async move {
+            let response = request.send().await.ok()?;
+            if response.status() != 202 {
+                return None;
+            }
+            let location = response.headers().get("location")?.to_str().ok()?.to_owned();
+            accepted.fetch_add(1, Ordering::SeqCst);
+            Some((instance, location))
+        }));
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while accepted.load(Ordering::SeqCst) < kill_after {
+        assert!(std::time::Instant::now() < deadline, "only {} accepted", accepted.load(Ordering::SeqCst));
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    first.kill9();
+    let mut taken = Vec::new();
+    for send in sends {
+        if let Some(done) = send.await.unwrap() {
+            taken.push(done);
+        }
+    }
+    assert!(taken.len() >= kill_after, "{} accepted before the kill", taken.len());
+
+    let second = spawn_embedded(data_dir.path());
+    let restarted = TestApp::remote(second.base_url(), database_url, None);
+    let mut completed = 0;
+    for (instance, location) in &taken {
+        let url = location.replace(&app.address, &restarted.address);
+        let op = tokio::time::timeout(Duration::from_secs(90), wait_settled(&restarted, &url))
+            .await
+            .unwrap_or_else(|_| panic!("{url} did not settle"));
+        assert_eq!(op["operationState"], "COMPLETED", "accepted, so finished: {op}");
+        let shown = show_instance(&restarted, instance).await;
+        assert_eq!(vnfc_count(&shown, "VDU1"), 1, "no VNFC made twice: {shown}");
+        assert_eq!(vnfc_count(&shown, "VDU2"), 1, "no VNFC made twice: {shown}");
+        completed += 1;
+    }
+    assert_eq!(completed, taken.len());
+    drop(second);
+}
+
+/// The occurrence once it is in a final or failed state (it may wait for recovery first).
+async fn wait_settled(app: &TestApp, url: &str) -> serde_json::Value {
+    let path = url.trim_start_matches(&app.address).to_owned();
+    loop {
+        let reply = send(app.request(reqwest::Method::GET, &path).header("Version", "2.0.0")).await;
+        let op = reply.json();
+        if ["COMPLETED", "FAILED_TEMP", "ROLLED_BACK", "FAILED"].contains(&op["operationState"].as_str().unwrap_or(""))
+        {
+            return op;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn retries_counted(app: &TestApp) -> u64 {
+    let text = app.client.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("solgate_vim_retries_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A VIM that fails for a moment (transiently) costs the client nothing: the conductor
+/// retries by itself, and counts it.
+#[tokio::test]
+async fn a_transient_vim_failure_is_retried_without_the_client() {
+    let app = TestApp::spawn_with(|settings| settings.conductor.vim_retry_backoff_ms = 10).await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "flaky-vim").await;
+    let before = retries_counted(&app).await;
+    let body = json!({"flavourId": "simple",
+        "additionalParams": {"localVim": {"failAt": "create_vnfc", "transient": true, "failRuns": 2}}});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert!(op.get("error").is_none(), "{op}");
+    assert_eq!(retries_counted(&app).await - before, 2, "two automatic retries");
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(vnfc_count(&instance, "VDU1"), 1, "{instance}");
+    assert_eq!(vnfc_count(&instance, "VDU2"), 1, "{instance}");
+}
+
+/// A VIM that keeps failing: FAILED_TEMP after the configured retries, with the VIM's error;
+/// once the VIM is back, retry from the API completes. A failure that is not transient is
+/// not retried at all.
+#[tokio::test]
+async fn a_vim_that_keeps_failing_ends_failed_temp_and_retry_completes_once_it_is_back() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.conductor.vim_retries = 2;
+        settings.conductor.vim_retry_backoff_ms = 10;
+    })
+    .await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "down-vim").await;
+    let before = retries_counted(&app).await;
+    // Down for the whole first attempt.
+    let body = json!({"flavourId": "simple",
+        "additionalParams": {"localVim": {"failAt": "create_vnfc", "transient": true, "failAttempts": 1}}});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    let detail = op["error"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("injected failure at step create_vnfc (attempt 1, run 3)"),
+        "the last run's error: {detail}"
+    );
+    assert_eq!(retries_counted(&app).await - before, 2, "vim_retries = 2");
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    let path = op_url.trim_start_matches(&app.address).to_owned();
+    let reply = send(app.request(reqwest::Method::POST, &format!("{path}/retry")).header("Version", "2.0.0")).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let op = wait_op_after(&app, &op_url, &["COMPLETED", "FAILED_TEMP"], &since).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 1);
+
+    // Not transient: no automatic retry.
+    let id = create_instance(&app, &vnfd_id, "broken-vim").await;
+    let before = retries_counted(&app).await;
+    let body = json!({"flavourId": "simple", "additionalParams": {"localVim": {"failAt": "create_vnfc"}}});
+    let op_url = task(&app, &id, "instantiate", body).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert!(op["error"]["detail"].as_str().unwrap().contains("(attempt 1, run 1)"), "{op}");
+    assert_eq!(retries_counted(&app).await, before);
 }

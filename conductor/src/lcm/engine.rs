@@ -170,9 +170,17 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
         let current = inventory_of(&job.instance.body);
         execute(job, plan, current).await
     } else if state == PROCESSING {
-        // An operation without a grant (MODIFY_INFO) is created in PROCESSING.
+        // An operation without a grant (MODIFY_INFO) is created in PROCESSING; any other is
+        // here because its conductor stopped while it ran: it runs again from the
+        // instance's inventory before the operation, on the stored grant (the drivers find
+        // what the stopped run made).
         match plan_of(&job).await {
-            Ok(plan) => {
+            Ok(mut plan) => {
+                if needs_external_grant(&job)
+                    && let Err(error) = apply_stored_grant(&job, &mut plan).await
+                {
+                    return transition(&mut job, Stop::internal(error).change(FAILED_TEMP)).await;
+                }
                 let current = inventory_of(&job.instance.body);
                 execute(job, plan, current).await
             }
@@ -218,10 +226,12 @@ async fn retry(mut job: Job) -> Result<(), ConductorError> {
 }
 
 async fn rollback(mut job: Job) -> Result<(), ConductorError> {
-    if job.op.state() != FAILED_TEMP {
-        return Ok(());
+    match job.op.state() {
+        FAILED_TEMP => transition(&mut job, StateChange::to(ROLLING_BACK)).await?,
+        // Its conductor stopped while rolling back: the rollback runs again.
+        ROLLING_BACK => {}
+        _ => return Ok(()),
     }
-    transition(&mut job, StateChange::to(ROLLING_BACK)).await?;
     let current = partial_inventory(&job.op).unwrap_or_else(|| inventory_of(&job.instance.body));
     let plan = match OperationPlan::stored(&job.op.body, true) {
         Some(mut plan) => {
@@ -349,6 +359,24 @@ async fn remember_pending_grant(job: &Job, request: &Value, location: &str) -> R
         return Err(GrantError::Unavailable("The operation is no longer this conductor's.".into()));
     }
     Ok(())
+}
+
+/// Applies the Grant stored with the occurrence to `plan` (a resumed PROCESSING
+/// occurrence: the instance afterwards records the granted VIM connections too).
+async fn apply_stored_grant(job: &Job, plan: &mut OperationPlan) -> Result<(), String> {
+    let (major, id) = (job.major, job.op.id.clone());
+    let stored = job
+        .ctx
+        .db_run(move |conn| lcm::find_grant(conn, major, &id))
+        .await
+        .map_err(|error| format!("The stored grant cannot be read: {error}"))?;
+    match stored {
+        Some(grant) => {
+            grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);
+            Ok(())
+        }
+        None => Err("The operation's grant is not stored; retry or roll back the operation.".to_owned()),
+    }
 }
 
 /// The plan stored when the operation was accepted; an occurrence accepted before plans
