@@ -44,9 +44,9 @@ def request(base, method, path, body=None, headers=None, raw=None):
     try:
         with urllib.request.urlopen(req, timeout=30) as response:
             text = response.read()
-            return response.status, dict(response.headers), json.loads(text) if text else None
+            return response.status, response.headers, json.loads(text) if text else None
     except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), None
+        return error.code, error.headers, None
 
 
 def start(binary, data_dir):
@@ -109,10 +109,13 @@ def one_run(binary, instances):
         threads = [threading.Thread(target=instantiate, args=(i,)) for i in ids]
         for thread in threads:
             thread.start()
+        deadline = time.monotonic() + 120
         while True:
             with lock:
                 if len(accepted) >= kill_after:
                     break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"only {len(accepted)} instantiates were accepted")
             time.sleep(0.001)
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -121,13 +124,16 @@ def one_run(binary, instances):
         started = time.monotonic()
         process, base = start(binary, data_dir)
         outcomes = {}
+        settle_by = time.monotonic() + 300
         for instance_id, op_id in list(accepted):
-            while True:
+            while time.monotonic() < settle_by:
                 _, _, op = request(base, "GET", f"/vnflcm/v2/vnf_lcm_op_occs/{op_id}")
                 state = op["operationState"]
                 if state in ("COMPLETED", "FAILED_TEMP", "ROLLED_BACK", "FAILED"):
                     break
                 time.sleep(0.1)
+            else:
+                state = "not settled in 300 s"
             outcomes[state] = outcomes.get(state, 0) + 1
             _, _, instance = request(base, "GET", f"/vnflcm/v2/vnf_instances/{instance_id}")
             vnfcs = instance.get("instantiatedVnfInfo", {}).get("vnfcResourceInfo", [])
