@@ -31,6 +31,38 @@ pub(crate) fn transient(message: impl Into<String>) -> Halt {
     Halt::Transient(message.into())
 }
 
+/// An error of a VIM call that knows whether asking again may succeed: the VIM unreachable,
+/// a connection reset, a timeout, HTTP 429 or a 5xx are transient; a refused request (4xx),
+/// a certificate or credential failure, or a failure the VIM decided on itself (a Heat stack
+/// in `CREATE_FAILED`) are not. [`CancelGuard::guard`] turns the first kind into
+/// [`Halt::Transient`], which the conductor retries with backoff.
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+pub(crate) trait VimFailure: std::fmt::Display {
+    fn is_transient(&self) -> bool;
+}
+
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+impl VimFailure for std::convert::Infallible {
+    fn is_transient(&self) -> bool {
+        match *self {}
+    }
+}
+
+/// `Halt` for a failed VIM call: `"<what>: <error>"`, transient when the error is.
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+pub(crate) fn vim_failure(what: &str, error: &impl VimFailure) -> Halt {
+    let message = format!("{what}: {error}");
+    if error.is_transient() { transient(message) } else { failed(message) }
+}
+
+/// Whether a VIM API's HTTP status says "ask again later": 429 Too Many Requests, and the
+/// 5xx a VIM or the proxy before it answers while it is overloaded, restarting or briefly
+/// unreachable (500, 502, 503, 504). Other 4xx and 5xx (501) will not change on a retry.
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+pub(crate) fn transient_status(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504)
+}
+
 impl Halt {
     /// A failure, as opposed to a cancellation.
     #[cfg(any(feature = "openstack", feature = "kubernetes"))]
@@ -66,13 +98,12 @@ pub(crate) use remote::{ActionRun, CancelGuard, run_action, vnfd_flavour};
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
 mod remote {
     use std::convert::Infallible;
-    use std::fmt::Display;
     use std::future::Future;
     use std::time::Duration;
 
     use solgate_vnfpkg::{Flavour, Vnfd};
 
-    use super::{Halt, check_cancelled, failed};
+    use super::{Halt, VimFailure, check_cancelled, failed, vim_failure};
     use crate::infra::{DeploymentPlan, DriverError, InfraAction, Inventory};
 
     /// The deployment flavour `flavour_id` of the VNFD; a failure when it has none such.
@@ -145,8 +176,9 @@ mod remote {
         /// Runs one API call or wait, abandoning it when the operation is cancelled:
         /// `Halt::Cancelled("cancelled before <what>")` if it already is,
         /// `Halt::Cancelled("cancelled while <what>")` if it is while the call runs, and
-        /// `Halt::Failed("<what>: <error>")` if the call fails.
-        pub(crate) async fn guard<T, E: Display>(
+        /// `"<what>: <error>"` if the call fails: `Halt::Transient` when the error is
+        /// ([`VimFailure::is_transient`]), else `Halt::Failed`.
+        pub(crate) async fn guard<T, E: VimFailure>(
             &self,
             what: &str,
             call: impl Future<Output = Result<T, E>>,
@@ -154,7 +186,7 @@ mod remote {
             self.check(what)?;
             tokio::select! {
                 biased;
-                result = call => result.map_err(|error| failed(format!("{what}: {error}"))),
+                result = call => result.map_err(|error| vim_failure(what, &error)),
                 () = self.cancellation() => Err(Halt::Cancelled(format!("cancelled while {what}"))),
             }
         }
@@ -209,6 +241,19 @@ mod tests {
         use crate::infra::{DeploymentPlan, InfraAction, ResourceHandle, VnfcResource};
 
         const POLL: Duration = Duration::from_millis(5);
+
+        /// Test errors: "HTTP 503 ..." is transient, anything else is not.
+        impl VimFailure for &str {
+            fn is_transient(&self) -> bool {
+                self.starts_with("HTTP 503")
+            }
+        }
+
+        impl VimFailure for String {
+            fn is_transient(&self) -> bool {
+                self.as_str().is_transient()
+            }
+        }
 
         /// A driver whose realize creates one VNFC, then waits for it (an hour) or fails.
         struct FakeRun<'a> {
@@ -323,6 +368,18 @@ mod tests {
             assert_eq!(guard.guard("reading x", async { Ok::<_, String>(7) }).await, Ok(7));
             let error = guard.guard("reading x", async { Err::<u8, _>("HTTP 404") }).await;
             assert_eq!(error, Err(failed("reading x: HTTP 404")));
+        }
+
+        #[tokio::test]
+        async fn a_transient_vim_error_halts_the_run_as_transient() {
+            let never = || false;
+            let guard = CancelGuard::new(&never, POLL);
+            let halt = guard.guard("reading x", async { Err::<u8, _>("HTTP 503 Service Unavailable") }).await;
+            assert_eq!(halt, Err(transient("reading x: HTTP 503 Service Unavailable")));
+            let error = halt.unwrap_err().into_error(inventory());
+            assert!(error.transient && !error.cancelled);
+            assert!(transient_status(503) && transient_status(429) && transient_status(504));
+            assert!(!transient_status(400) && !transient_status(404) && !transient_status(501));
         }
 
         #[tokio::test]

@@ -6,6 +6,9 @@ use super::http::{self, Auth, api_error};
 use super::manifest::{self, ResourceRef};
 use super::{KubernetesError, Result, VimCredentials};
 
+/// How often an apply is sent again after 409 `AlreadyExists` (see [`KubernetesClient::apply`]).
+const MAX_CREATE_RACES: u32 = 2;
+
 /// Client of one Kubernetes API server.
 #[derive(Debug, Clone)]
 pub struct KubernetesClient {
@@ -71,6 +74,11 @@ impl KubernetesClient {
     /// `force` takes over fields another manager (e.g. `kubectl`) set, so a retried
     /// instantiate converges instead of failing on conflicts.
     ///
+    /// An object that exists already is updated, not an error: when the API server's create
+    /// loses a race with another create of the same object (an earlier run of the operation
+    /// still applying, a concurrent `kubectl apply`), it answers 409 `AlreadyExists`; the
+    /// apply is then sent again, and finds the object to update.
+    ///
     /// The body is the object as JSON, which is valid YAML: re-emitting YAML could change
     /// values such as `on`/`yes`, which the API server's YAML 1.1 decoder reads as booleans.
     pub async fn apply(&self, object: &Value) -> Result<Value> {
@@ -78,15 +86,28 @@ impl KubernetesClient {
         let mut url = self.url(&target.path_segments()?)?;
         url.query_pairs_mut().append_pair("fieldManager", Self::FIELD_MANAGER).append_pair("force", "true");
         let body = serde_json::to_vec(object).map_err(|e| KubernetesError::InvalidManifest(e.to_string()))?;
-        let response = self
-            .request(Method::PATCH, url)
-            .header("Content-Type", "application/apply-patch+yaml")
-            .body(body)
-            .send()
-            .await?;
-        let applied = json_or_error(response).await?;
-        tracing::info!(resource = %target, "applied");
-        Ok(applied)
+        let mut races = 0;
+        loop {
+            let response = self
+                .request(Method::PATCH, url.clone())
+                .header("Content-Type", "application/apply-patch+yaml")
+                .body(body.clone())
+                .send()
+                .await?;
+            match json_or_error(response).await {
+                Err(KubernetesError::Api { status: 409, reason: Some(reason), .. })
+                    if reason == "AlreadyExists" && races < MAX_CREATE_RACES =>
+                {
+                    races += 1;
+                    tracing::info!(resource = %target, "created meanwhile by another request; applying to it");
+                }
+                result => {
+                    let applied = result?;
+                    tracing::info!(resource = %target, "applied");
+                    return Ok(applied);
+                }
+            }
+        }
     }
 
     /// `GET {object path}`; `None` on 404.

@@ -25,6 +25,20 @@
 //!   until the VDUs' pods and the objects are gone.
 //!
 //! `vim_state` holds the namespace, the def files, the applied objects and the VDU workloads.
+//!
+//! Re-runs. After a conductor crash another conductor runs the same action again from the
+//! pre-operation inventory, which does not know what the crashed run made. Every step finds
+//! it instead of making it twice: objects are applied server-side by name (an object that
+//! exists is updated; a 409 `AlreadyExists` from a create race is applied again and adopts
+//! it), scaling sets the absolute replica count, a heal whose pod is gone already waits for
+//! the replacement, deletions that find 404 count as done, and waits just wait. The pods
+//! found are mapped to the VNFCs by name, then as replacements of vanished ones.
+//!
+//! Failures. A failure that asking again may cure is reported transient
+//! (`DriverError::transient`, retried by the conductor with backoff): the API server
+//! unreachable, a connection reset or request timeout, HTTP 429 and 500/502/503/504. Not
+//! transient: other 4xx (an invalid manifest's 422, 403, 401), an untrusted certificate, a
+//! Deployment whose progress deadline passed, and a wait that ran out of time.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};

@@ -52,4 +52,29 @@ impl KubernetesError {
             _ => None,
         }
     }
+
+    /// Whether asking again may succeed: the API server unreachable, a connection reset or
+    /// a request timeout, HTTP 429 (API priority and fairness) or 500/502/503/504. Not: any
+    /// other 4xx (an invalid manifest's 422, a forbidden 403, bad credentials' 401), an
+    /// untrusted certificate, a Deployment the controller gave up on, or a wait that
+    /// reached its time limit.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Self::Api { status, .. } => crate::run::transient_status(*status),
+            Self::Transport(error) => crate::http_error::transport_is_transient(error),
+            Self::InvalidVimConnectionInfo(_)
+            | Self::InvalidManifest(_)
+            | Self::UnsupportedKind { .. }
+            | Self::NotScalable(_)
+            | Self::DeploymentFailed { .. }
+            | Self::Timeout { .. }
+            | Self::InvalidResponse(_) => false,
+        }
+    }
+}
+
+impl crate::run::VimFailure for KubernetesError {
+    fn is_transient(&self) -> bool {
+        KubernetesError::is_transient(self)
+    }
 }

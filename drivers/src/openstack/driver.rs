@@ -4,7 +4,8 @@
 //!
 //! - Realize: the first one creates stack `vnf-<instance id>` from `BaseHOT/<flavourId>/*.yaml`
 //!   (nested templates from `BaseHOT/<flavourId>/nested/` go in `files`, keyed by file name),
-//!   later ones PATCH the stack. The only parameter is Tacker's `nfv` map, built from the
+//!   after looking the name up (`GET /stacks/vnf-<instance id>`) as Tacker does; later ones
+//!   PATCH the stack. The only parameter is Tacker's `nfv` map, built from the
 //!   `get_param: [nfv, ...]` paths the top template uses: `VDU.<id>.desired_capacity` (the
 //!   plan's count), `computeFlavourId` (requested_additional_capability_name), `vcImageId`
 //!   (sw_image_data name), `CP.<cpd>.network` / `fixed_ips` (extVirtualLinks); then
@@ -22,6 +23,27 @@
 //! VNFC's vnfcCpInfo and the link port of its internal VL. Only resources named as VNFD
 //! nodes of the flavour count (Tacker's `_get_checked_reses`). `vim_state` holds the stack
 //! name and id, the flavour and template digest last sent, and the `nfv` parameter.
+//!
+//! Re-runs. After a conductor crash another conductor runs the same action again from the
+//! pre-operation inventory, which does not know what the crashed run made; every action
+//! finds it again instead of making it twice:
+//! - a realize without a stack id looks the deterministic name up before any `POST /stacks`.
+//!   A stack in `CREATE_IN_PROGRESS` (the crash came between "create stack" and "stack
+//!   complete") is waited for, with no update; one in `CREATE_COMPLETE` with this
+//!   operation's `nfv` is taken as it is; one with other parameters or in a failed state
+//!   is updated with the template and parameters, as a known stack would be. A `409` on
+//!   the POST (created in between) adopts and updates the stack the same way;
+//! - a realize with a stack id PATCHes it again: Heat converges on the same parameters, and a
+//!   scale-in member that the earlier update already removed (404 on `mark_unhealthy`) is
+//!   skipped;
+//! - a teardown whose stack is gone (404 on `DELETE`) succeeds; a re-run of a wait just waits.
+//!
+//! Failures. A failure that asking again may cure is reported transient
+//! (`DriverError::transient`, retried by the conductor with backoff): Keystone, Heat or Nova
+//! unreachable, a connection reset or request timeout, HTTP 429 and 500/502/503/504. Not
+//! transient: other 4xx (a bad template's 400, a quota's 403/413, a 404 of something
+//! expected), bad credentials (401 after a fresh token), an untrusted certificate, a stack
+//! that Heat put into `CREATE_FAILED`/`UPDATE_FAILED`, and a wait that ran out of time.
 
 use solgate_sol013::merge_patch;
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,14 +58,14 @@ use solgate_vnfpkg::{CpKind, Flavour, Vnfd};
 use tokio::time::Instant;
 
 use super::{
-    CreateStackRequest, HeatClient, NovaClient, OpenStackError, StackResource, UpdateStackRequest, VimCredentials,
-    WaitOptions, parse_hot,
+    CreateStackRequest, HeatClient, NovaClient, OpenStackError, Stack, StackResource, UpdateStackRequest,
+    VimCredentials, WaitOptions, parse_hot,
 };
 use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_OPENSTACK,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
-use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vnfd_flavour};
+use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vim_failure, vnfd_flavour};
 
 const SERVER: &str = "OS::Nova::Server";
 const VOLUME: &str = "OS::Cinder::Volume";
@@ -382,6 +404,14 @@ fn meta_str<'v>(vnfc: &'v VnfcResource, key: &str) -> Option<&'v str> {
     vnfc.metadata.as_ref()?.get(key)?.as_str()
 }
 
+/// The stack's `nfv` parameter: Heat shows a `json` parameter as its JSON text.
+fn nfv_parameter(stack: &Stack) -> Option<Value> {
+    match stack.parameters.get("nfv")? {
+        Value::String(text) => serde_json::from_str(text).ok(),
+        other => Some(other.clone()),
+    }
+}
+
 /// Maps a stack's resources to an inventory, keeping the ids `previous` gave them.
 ///
 /// A server keeps its VNFC id when its physical id is known, or when it took the place of
@@ -608,6 +638,11 @@ impl HeatRun<'_, '_> {
         Ok(nfv)
     }
 
+    /// Realize when the state knows no stack: the stack is looked up by its name first
+    /// (Tacker's create does so too) and only created when Heat has none. A run that finds
+    /// one is a re-run of this operation from the pre-operation inventory (the conductor
+    /// crashed, or lost Heat's answer), so it carries on with what the earlier run made:
+    /// see [`HeatRun::resume_create`].
     async fn create(
         &mut self,
         template: Value,
@@ -617,6 +652,21 @@ impl HeatRun<'_, '_> {
         nfv: Value,
     ) -> Result<(), Halt> {
         let name = self.state.stack_name.clone();
+        let lookup = format!("looking up Heat stack {name}");
+        let found = self.cancel.guard(&lookup, self.heat.get_stack(&name)).await?;
+        self.state.flavour_id = Some(plan.flavour_id.clone());
+        self.state.template_digest = Some(digest.to_owned());
+        if let Some(stack) = found {
+            if !stack.stack_status.starts_with("DELETE_") {
+                return self.resume_create(stack, template, files, nfv).await;
+            }
+            // A stack of this name being deleted (an earlier rollback): its name is free
+            // once it is gone.
+            let identifier = stack.stack_ref().to_string();
+            let what = format!("waiting for the deleted Heat stack {name} to be gone");
+            self.cancel.guard(&what, self.heat.wait_for(&identifier, "DELETE_COMPLETE", &self.driver.wait)).await?;
+        }
+
         let mut request = CreateStackRequest::new(&name, template.clone())
             .with_parameter("nfv", nfv.clone())
             .with_timeout_mins(self.driver.stack_timeout_mins);
@@ -627,8 +677,6 @@ impl HeatRun<'_, '_> {
         // cancel comes in meanwhile.
         let created = self.heat.create_stack(&request).await;
         self.state.nfv = nfv.clone();
-        self.state.flavour_id = Some(plan.flavour_id.clone());
-        self.state.template_digest = Some(digest.to_owned());
         match created {
             Ok(stack) => {
                 self.state.stack_id = Some(stack.id);
@@ -636,10 +684,9 @@ impl HeatRun<'_, '_> {
                 self.wait_stack("CREATE_COMPLETE").await
             }
             Err(OpenStackError::Api { status: 409, .. }) => {
-                // An earlier attempt created it and its answer was lost: adopt the stack
-                // and update it (Tacker looks the name up before creating, same effect).
-                let found =
-                    self.cancel.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
+                // Created between the lookup and the POST (a concurrent run): adopt it and
+                // give it this operation's template and parameters.
+                let found = self.cancel.guard(&lookup, self.heat.get_stack(&name)).await?;
                 let stack =
                     found.ok_or_else(|| failed(format!("{what}: Heat reports the name in use but no stack")))?;
                 tracing::info!(stack = %name, id = %stack.id, "adopting the existing Heat stack");
@@ -647,7 +694,51 @@ impl HeatRun<'_, '_> {
                 self.sync_vim_state();
                 self.update(Some((template, files)), nfv).await
             }
-            Err(error) => Err(failed(format!("{what}: {error}"))),
+            Err(error) => Err(vim_failure(&what, &error)),
+        }
+    }
+
+    /// Carries on with the stack `vnf-<instance id>` that Heat has although the state knows
+    /// none: an earlier run of this operation created it and its answer (or the conductor)
+    /// was lost. Nothing is created twice:
+    ///
+    /// - `CREATE_IN_PROGRESS` (the crash came between "create stack" and "stack complete")
+    ///   or `UPDATE_IN_PROGRESS`: the earlier run's create, or its adopting update, is
+    ///   still running with this operation's template and parameters (they follow from the
+    ///   request and the plan). The run waits for it to complete and sends nothing.
+    /// - `*_COMPLETE` with the `nfv` parameter this run would send: the earlier run's
+    ///   create finished; nothing to send either.
+    /// - `*_COMPLETE` with other parameters, or another state (`CREATE_FAILED`,
+    ///   `UPDATE_FAILED`, a rollback): a stack that another attempt left behind. It gets
+    ///   this operation's template, files and parameters with an update, as a known stack
+    ///   would (Heat retries what failed).
+    async fn resume_create(
+        &mut self,
+        stack: Stack,
+        template: Value,
+        files: BTreeMap<String, String>,
+        nfv: Value,
+    ) -> Result<(), Halt> {
+        let name = self.state.stack_name.clone();
+        let status = stack.stack_status.clone();
+        tracing::info!(stack = %name, id = %stack.id, %status, "found the Heat stack of an earlier run");
+        self.state.stack_id = Some(stack.id.clone());
+        self.sync_vim_state();
+        let (action, state) = status.split_once('_').unwrap_or((status.as_str(), ""));
+        let settled = match state {
+            "IN_PROGRESS" if matches!(action, "CREATE" | "UPDATE") => {
+                self.wait_stack(&format!("{action}_COMPLETE")).await?;
+                true
+            }
+            "COMPLETE" => nfv_parameter(&stack).as_ref() == Some(&nfv),
+            _ => false,
+        };
+        if settled {
+            self.state.nfv = nfv;
+            self.sync_vim_state();
+            Ok(())
+        } else {
+            self.update(Some((template, files)), nfv).await
         }
     }
 
@@ -686,9 +777,17 @@ impl HeatRun<'_, '_> {
         }
         for (stack, member) in members {
             let what = format!("marking scaling-group member {member} unhealthy");
-            self.cancel
-                .guard(&what, self.heat.mark_resource_unhealthy(&stack, &member, "marked by solgate for scale-in"))
-                .await?;
+            let mark = async {
+                match self.heat.mark_resource_unhealthy(&stack, &member, "marked by solgate for scale-in").await {
+                    // A re-run of a scale-in whose update already removed the member.
+                    Err(OpenStackError::Api { status: 404, .. } | OpenStackError::StackNotFound { .. }) => {
+                        tracing::info!(%stack, %member, "scaling-group member already gone");
+                        Ok(())
+                    }
+                    other => other,
+                }
+            };
+            self.cancel.guard(&what, mark).await?;
         }
         Ok(())
     }

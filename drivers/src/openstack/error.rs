@@ -72,4 +72,56 @@ impl OpenStackError {
             _ => None,
         }
     }
+
+    /// Whether asking again may succeed: Keystone, Heat or Nova unreachable, a connection
+    /// reset or a request timeout, HTTP 429 or 500/502/503/504 (also from Keystone while
+    /// authenticating). Not: any other 4xx (a bad template, a quota's 403/413, a missing
+    /// stack), bad credentials (Keystone's 401, and Heat's 401 after a fresh token), an
+    /// untrusted certificate, or a stack Heat itself put into a `*_FAILED` state. A wait
+    /// that timed out is not either: the operator's limit was reached.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Self::Authentication { status, .. } | Self::Api { status, .. } => crate::run::transient_status(*status),
+            Self::Transport(error) => crate::http_error::transport_is_transient(error),
+            Self::InvalidVimConnectionInfo(_)
+            | Self::EndpointNotFound { .. }
+            | Self::StackFailed { .. }
+            | Self::StackNotFound { .. }
+            | Self::UnexpectedStatus { .. }
+            | Self::Timeout { .. }
+            | Self::Template(_)
+            | Self::InvalidResponse { .. } => false,
+        }
+    }
+}
+
+impl crate::run::VimFailure for OpenStackError {
+    fn is_transient(&self) -> bool {
+        OpenStackError::is_transient(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transient_failures_are_those_asking_again_may_cure() {
+        let api = |status| OpenStackError::Api { service: "Heat", status, message: String::new(), error_type: None };
+        for status in [429, 500, 502, 503, 504] {
+            assert!(api(status).is_transient(), "{status}");
+        }
+        for status in [400, 401, 403, 404, 409, 413, 501] {
+            assert!(!api(status).is_transient(), "{status}");
+        }
+        let auth = |status| OpenStackError::Authentication { status, message: String::new() };
+        assert!(auth(503).is_transient());
+        assert!(!auth(401).is_transient());
+        let failed = OpenStackError::StackFailed {
+            stack: "vnf-1".into(),
+            status: "CREATE_FAILED".into(),
+            reason: "No valid host was found".into(),
+        };
+        assert!(!failed.is_transient());
+    }
 }

@@ -495,12 +495,88 @@ async fn an_api_error_is_reported_with_the_status_message_and_what_is_recorded()
         error.message
     );
     assert!(error.message.contains("`selector` does not match template `labels`"), "{}", error.message);
+    assert!(!error.transient, "an invalid manifest stays invalid");
     // Nothing was applied, but a rollback knows the def files and workloads.
     let partial = error.partial.unwrap();
     assert!(partial.vnfc_resources.is_empty());
     assert_eq!(partial.vim_state["objects"], json!([]));
     assert_eq!(partial.vim_state["files"], def_files()["lcm-kubernetes-def-files"]);
     assert_eq!(partial.vim_state["vdus"]["VDU2"]["kind"], "StatefulSet");
+}
+
+#[tokio::test]
+async fn a_resumed_apply_adopts_the_objects_that_exist() {
+    let pkg = package();
+    // A re-run after a crash: the earlier run's objects exist. The Deployment's apply lost a
+    // create race to it (409 AlreadyExists, mounted before the recorded exchanges so that it
+    // answers first); sent again, the apply updates it.
+    let server = MockServer::start().await;
+    let already = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "deployments.apps \"vdu1\" already exists", "reason": "AlreadyExists",
+        "details": {"name": "vdu1", "group": "apps", "kind": "deployments"}, "code": 409});
+    mount_exchanges(
+        &server,
+        json!([{"request": {"method": "PATCH", "path": format!("{DEPLOYMENTS}/vdu1")},
+                "response": {"status": 409, "body": already}, "times": 1}]),
+    )
+    .await;
+    mount_fixture(&server, "kubernetes/apply_deployment_service.json", &[]).await;
+    mount_fixture(&server, "kubernetes/apply_statefulset.json", &[("instance", INSTANCE)]).await;
+    mount_fixture(&server, "kubernetes/watch_deployment.json", &[]).await;
+    mount_fixture(&server, "kubernetes/pods_running.json", &[]).await;
+
+    let plan = plan(2);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), def_files(), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    let applies = received(&server, "PATCH", &format!("{DEPLOYMENTS}/vdu1")).await;
+    assert_eq!(applies.len(), 2, "applied again after 409 AlreadyExists");
+    assert_eq!(applies[0].body, applies[1].body);
+    assert_eq!(query_of(&applies[1]), query_of(&applies[0]));
+    assert_eq!(received(&server, "PATCH", &format!("{SERVICES}/vdu1-svc")).await.len(), 1);
+    assert_eq!(received(&server, "PATCH", &format!("{STATEFULSETS}/vdu2")).await.len(), 1);
+    assert!(received(&server, "POST", DEPLOYMENTS).await.is_empty());
+    assert_eq!(pods_of(&inventory, "VDU1").iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(), [POD_A, POD_B]);
+    assert_eq!(
+        inventory.vim_state["objects"],
+        json!([
+            {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "vdu1"},
+            {"apiVersion": "v1", "kind": "Service", "namespace": "default", "name": "vdu1-svc"},
+            {"apiVersion": "apps/v1", "kind": "StatefulSet", "namespace": "default", "name": "vdu2"}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_kubernetes_api_503_is_transient() {
+    let pkg = package();
+    let server = MockServer::start().await;
+    let unavailable = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "the server is currently unable to handle the request", "reason": "ServiceUnavailable",
+        "code": 503});
+    mount_exchanges(
+        &server,
+        json!([{"request": {"method": "PATCH", "path": format!("{DEPLOYMENTS}/vdu1")},
+                "response": {"status": 503, "body": unavailable}}]),
+    )
+    .await;
+
+    let plan = plan(2);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), def_files(), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+
+    assert!(error.transient && !error.cancelled, "{error:?}");
+    assert!(
+        error
+            .message
+            .starts_with("applying Deployment default/vdu1: Kubernetes API returned HTTP 503 (ServiceUnavailable)"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]

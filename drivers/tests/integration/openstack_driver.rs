@@ -229,6 +229,8 @@ async fn keystone_at(server: &MockServer, base: &str) {
 async fn instantiated(pkg: &Package) -> (MockServer, Inventory) {
     let server = MockServer::start().await;
     keystone(&server).await;
+    // The name is looked up first: Heat has no such stack yet.
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
     mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
     mount_fixture(&server, "openstack/heat_resources_vnf.json", &[]).await;
     let params = json!({"nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}});
@@ -264,7 +266,13 @@ async fn instantiate_creates_the_stack_from_basehot_and_maps_its_resources() {
     let pkg = sample_package();
     let (server, inventory) = instantiated(&pkg).await;
 
-    // POST /stacks: the BaseHOT as JSON, the nested template by file name, Tacker's nfv parameter.
+    // The name is looked up (404), then POST /stacks: the BaseHOT as JSON, the nested
+    // template by file name, Tacker's nfv parameter.
+    let requests = server.received_requests().await.unwrap();
+    let lookup =
+        requests.iter().position(|r| r.method.as_str() == "GET" && r.url.path() == format!("{HEAT}/stacks/{STACK}"));
+    let create = requests.iter().position(|r| r.method.as_str() == "POST" && r.url.path() == format!("{HEAT}/stacks"));
+    assert!(lookup.is_some() && lookup < create, "looked up before the create");
     let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
     assert_eq!(posts.len(), 1);
     let body: Value = posts[0].body_json().unwrap();
@@ -425,8 +433,12 @@ async fn terminate_deletes_the_stack_and_waits_until_heat_answers_404() {
 #[tokio::test]
 async fn a_failed_create_reports_heats_reason_and_the_stack_as_partial() {
     let pkg = sample_package();
-    let server =
-        next_server(&["openstack/heat_stack_create_failed.json", "openstack/heat_resources_create_failed.json"]).await;
+    let server = next_server(&[
+        "openstack/heat_stack_absent.json",
+        "openstack/heat_stack_create_failed.json",
+        "openstack/heat_resources_create_failed.json",
+    ])
+    .await;
 
     let plan = plan(1);
     let error =
@@ -442,6 +454,7 @@ async fn a_failed_create_reports_heats_reason_and_the_stack_as_partial() {
     );
     assert!(error.message.contains("CREATE_FAILED"), "{}", error.message);
     assert!(error.message.contains("No valid host was found"), "{}", error.message);
+    assert!(!error.transient, "CREATE_FAILED is Heat's own decision, not worth asking again");
     // The stack exists: a retry updates it, a rollback deletes it. The server Nova left in
     // ERROR is part of what the VNF holds.
     let partial = error.partial.unwrap();
@@ -452,7 +465,9 @@ async fn a_failed_create_reports_heats_reason_and_the_stack_as_partial() {
 #[tokio::test]
 async fn a_stack_left_by_an_earlier_attempt_is_adopted_and_updated() {
     let pkg = sample_package();
+    // The lookup finds nothing, then the POST finds the name taken (created in between).
     let server = next_server(&[
+        "openstack/heat_stack_absent.json",
         "openstack/heat_stack_conflict.json",
         "openstack/heat_stack_update.json",
         "openstack/heat_resources_vnf.json",
@@ -465,7 +480,8 @@ async fn a_stack_left_by_an_earlier_attempt_is_adopted_and_updated() {
             .await
             .unwrap();
 
-    // 409 StackExists → looked up by name → PATCHed with the whole template.
+    // 404 → POST → 409 StackExists → looked up by name again → PATCHed with the whole template.
+    assert_eq!(received(&server, "GET", &format!("{HEAT}/stacks/{STACK}")).await.len(), 2);
     assert_eq!(received(&server, "POST", &format!("{HEAT}/stacks")).await.len(), 1);
     let patches = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
     assert_eq!(patches.len(), 1);
@@ -474,6 +490,102 @@ async fn a_stack_left_by_an_earlier_attempt_is_adopted_and_updated() {
     assert_eq!(body["template"]["heat_template_version"], "2013-05-23");
     assert_eq!(inventory.vim_state["stackId"], STACK_ID);
     assert_eq!(servers_of(&inventory, "VDU1").len(), 2);
+}
+
+#[tokio::test]
+async fn a_resumed_create_finds_the_stack_and_does_not_post_again() {
+    let pkg = sample_package();
+    // A crash came between "create stack" and "stack complete": Heat has the stack, in
+    // CREATE_IN_PROGRESS then CREATE_COMPLETE (the create exchanges, without the 404 lookup);
+    // the inventory the operation started from knows nothing of it.
+    let server = next_server(&["openstack/heat_stack_create.json", "openstack/heat_resources_vnf.json"]).await;
+
+    let params = json!({"nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}});
+    let plan = plan(2);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), params, InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    assert_eq!(received(&server, "POST", &format!("{HEAT}/stacks")).await.len(), 0, "no second create");
+    assert_eq!(received(&server, "GET", &format!("{HEAT}/stacks/{STACK}")).await.len(), 1, "one lookup by name");
+    assert_eq!(received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}")).await.len(), 0, "no update either");
+    assert_eq!(received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await.len(), 0);
+    // Waited until CREATE_COMPLETE, then mapped the stack's resources.
+    assert_eq!(received(&server, "GET", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await.len(), 3);
+    assert_eq!(servers_of(&inventory, "VDU1").iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), [SERVER1, SERVER2]);
+    assert_eq!(
+        inventory.vnfc_resources.iter().find(|v| v.vdu_id == "VDU2").unwrap().compute_resource.resource_id,
+        VDU2_SERVER
+    );
+    assert_eq!(inventory.virtual_storages.len(), 1);
+    assert_eq!(inventory.virtual_links.len(), 1);
+    assert_eq!(inventory.vim_state["stackId"], STACK_ID);
+    assert_eq!(inventory.vim_state["flavourId"], "simple");
+    assert_eq!(inventory.vim_state["nfv"]["VDU"]["VDU1"]["desired_capacity"], 2);
+}
+
+/// Realize from an empty inventory against `server` (the lookup answering 404), Heat
+/// answering `status` to the POST.
+async fn create_answered(status: u16, body: Value) -> DriverError {
+    let pkg = sample_package();
+    let server = next_server(&["openstack/heat_stack_absent.json"]).await;
+    mount_exchanges(
+        &server,
+        json!([{"request": {"method": "POST", "path": format!("{HEAT}/stacks")},
+                "response": {"status": status, "body": body}}]),
+    )
+    .await;
+    let plan = plan(1);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+    assert_eq!(received(&server, "POST", &format!("{HEAT}/stacks")).await.len(), 1);
+    error
+}
+
+#[tokio::test]
+async fn a_heat_503_is_transient_and_a_bad_template_is_not() {
+    // Heat's API behind a load balancer with no backend (503): asking again may succeed.
+    let unavailable = json!({"code": 503, "title": "Service Unavailable",
+        "explanation": "The server is currently unavailable. Please try again at a later time."});
+    let error = create_answered(503, unavailable).await;
+    assert!(error.transient && !error.cancelled, "{error:?}");
+    assert!(error.message.starts_with("creating Heat stack vnf-c8a1e1b4: Heat returned HTTP 503"), "{}", error.message);
+
+    // A template Heat refuses (400): the same request fails the same way.
+    let invalid = json!({"code": 400, "title": "Bad Request",
+        "explanation": "The server could not comply with the request since it is either malformed or otherwise incorrect.",
+        "error": {"type": "StackValidationFailed", "traceback": null,
+            "message": "Property error: resources.VDU2.properties.flavor: Error validating value 'm1.nope'"}});
+    let error = create_answered(400, invalid).await;
+    assert!(!error.transient && !error.cancelled, "{error:?}");
+    assert!(error.message.contains("Error validating value 'm1.nope'"), "{}", error.message);
+
+    // Keystone unreachable (nothing listens on its port): transient too.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let pkg = sample_package();
+    let server = next_server(&[]).await;
+    let mut vim = vim(&server);
+    vim.interface_info = json!({"endpoint": format!("http://127.0.0.1:{port}/identity/v3")});
+    let plan = plan(1);
+    let error = execute_on(
+        &driver(),
+        &vim,
+        &pkg,
+        &Inventory::default(),
+        json!({}),
+        InfraAction::Realize { plan: &plan },
+        &never(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.transient && !error.cancelled, "{error:?}");
+    assert!(error.message.contains("HTTP transport error"), "{}", error.message);
+    assert!(server.received_requests().await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -562,6 +674,7 @@ async fn https_instantiate_server() -> (MockServer, TlsFront) {
     let server = MockServer::start().await;
     let front = TlsFront::start(*server.address()).await;
     keystone_at(&server, &front.uri).await;
+    mount_fixture_at(&server, &front.uri, "openstack/heat_stack_absent.json", &[]).await;
     mount_fixture_at(&server, &front.uri, "openstack/heat_stack_create.json", &[]).await;
     mount_fixture_at(&server, &front.uri, "openstack/heat_resources_vnf.json", &[]).await;
     (server, front)
