@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# LCM operations per second of two solgate builds, measured alternately in one run on this
+# machine (embedded `solgate serve`, SQLite with synchronous = FULL, local simulated VIM with
+# zero delay): instantiate + terminate pairs driven to COMPLETED by solgate-bench.
+#   bench/ab-lcm.sh BIN_DIR_A BIN_DIR_B ["connection counts"] [seconds] [rounds]
+# Each BIN_DIR holds a release `solgate` and `solgate-bench` (e.g. target/release of two
+# checkouts). Prints every round; compare the medians.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+a=$1 b=$2
+connections=${3:-2 16}
+seconds=${4:-10}
+rounds=${5:-3}
+work=$(mktemp -d)
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+measure() { # label bin-dir connections
+    local label=$1 bin=$2 c=$3 data
+    data=$(mktemp -d -p "$work")
+    SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
+        "$bin/solgate" serve --listen 127.0.0.1:0 --data-dir "$data" >/dev/null 2>"$data/log" &
+    pid=$!
+    local url=
+    for _ in $(seq 1 200); do
+        url=$(grep -o '"address":"[^"]*"' "$data/log" 2>/dev/null | head -n 1 | cut -d'"' -f4 || true)
+        [ -n "$url" ] && break
+        sleep 0.1
+    done
+    "$bin/solgate-bench" --target "http://$url" --connections "$c" --duration "$seconds" --label "$label c=$c" lcm
+    kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+}
+for round in $(seq 1 "$rounds"); do
+    for c in $connections; do
+        echo "== round $round, $c connections"
+        measure A "$a" "$c"
+        measure B "$b" "$c"
+    done
+done
