@@ -14,6 +14,8 @@
 //!   those (Tacker's `scale`). `extManagedVirtualLinks` replace the template's networks.
 //! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
 //!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
+//!   Each server resource is read first (`GET .../resources/<name>`) and only marked while
+//!   it still holds the server the inventory knows (see Re-runs).
 //! - Operate: Nova `os-stop` / `os-start` on every VNFC server (Heat has no power state).
 //! - Teardown: delete the stack, wait until Heat answers 404.
 //!
@@ -31,11 +33,20 @@
 //!   A stack in `CREATE_IN_PROGRESS` (the crash came between "create stack" and "stack
 //!   complete") is waited for, with no update; one in `CREATE_COMPLETE` with this
 //!   operation's `nfv` is taken as it is; one with other parameters or in a failed state
-//!   is updated with the template and parameters, as a known stack would be. A `409` on
+//!   is updated with the template and parameters, as a known stack would be. A stack that
+//!   Heat is rolling back (`ROLLBACK_IN_PROGRESS`, or another action of its own) is first
+//!   waited for until it leaves `*_IN_PROGRESS` (Heat refuses an update meanwhile), then
+//!   decided on as it then is: gone → created, `ROLLBACK_COMPLETE`/`_FAILED` → updated; one
+//!   in `DELETE_IN_PROGRESS` is waited for until it is deleted, then created. A `409` on
 //!   the POST (created in between) adopts and updates the stack the same way;
 //! - a realize with a stack id PATCHes it again: Heat converges on the same parameters, and a
 //!   scale-in member that the earlier update already removed (404 on `mark_unhealthy`) is
 //!   skipped;
+//! - a heal skips a VNFC whose server resource (`GET .../resources/<name>`) now holds
+//!   another server than the inventory's (the earlier run's update replaced it) or is gone
+//!   (404): marking it would mark the replacement and have Heat replace it again. When no
+//!   target is left to mark, the stack is not updated either; the resources are listed
+//!   again and the replacement keeps the VNFC id;
 //! - a teardown whose stack is gone (404 on `DELETE`) succeeds; a re-run of a wait just waits.
 //!
 //! Failures. A failure that asking again may cure is reported transient
@@ -653,7 +664,19 @@ impl HeatRun<'_, '_> {
     ) -> Result<(), Halt> {
         let name = self.state.stack_name.clone();
         let lookup = format!("looking up Heat stack {name}");
-        let found = self.cancel.guard(&lookup, self.heat.get_stack(&name)).await?;
+        let mut found = self.cancel.guard(&lookup, self.heat.get_stack(&name)).await?;
+        // Heat is acting on the stack on its own (a rollback): it refuses an update until
+        // that is over, and what follows depends on how it ends. An earlier run's create or
+        // update is waited for by `resume_create`, a delete below.
+        if let Some(stack) = &found
+            && let Some(action) = stack.stack_status.strip_suffix("_IN_PROGRESS")
+            && !matches!(action, "CREATE" | "UPDATE" | "DELETE")
+        {
+            let identifier = stack.stack_ref().to_string();
+            let what = format!("waiting for Heat stack {name} to finish its {}", stack.stack_status);
+            tracing::info!(stack = %name, status = %stack.stack_status, "waiting for the Heat stack to settle");
+            found = self.cancel.guard(&what, self.heat.wait_settled(&identifier, &self.driver.wait)).await?;
+        }
         self.state.flavour_id = Some(plan.flavour_id.clone());
         self.state.template_digest = Some(digest.to_owned());
         if let Some(stack) = found {
@@ -706,10 +729,11 @@ impl HeatRun<'_, '_> {
     ///   or `UPDATE_IN_PROGRESS`: the earlier run's create, or its adopting update, is
     ///   still running with this operation's template and parameters (they follow from the
     ///   request and the plan). The run waits for it to complete and sends nothing.
-    /// - `*_COMPLETE` with the `nfv` parameter this run would send: the earlier run's
-    ///   create finished; nothing to send either.
-    /// - `*_COMPLETE` with other parameters, or another state (`CREATE_FAILED`,
-    ///   `UPDATE_FAILED`, a rollback): a stack that another attempt left behind. It gets
+    /// - `CREATE_COMPLETE` or `UPDATE_COMPLETE` with the `nfv` parameter this run would
+    ///   send: the earlier run's create finished; nothing to send either.
+    /// - other parameters, or another state (`CREATE_FAILED`, `UPDATE_FAILED`,
+    ///   `ROLLBACK_COMPLETE`, `ROLLBACK_FAILED`; [`HeatRun::create`] has waited for a
+    ///   `ROLLBACK_IN_PROGRESS` to end): a stack that another attempt left behind. It gets
     ///   this operation's template, files and parameters with an update, as a known stack
     ///   would (Heat retries what failed).
     async fn resume_create(
@@ -730,7 +754,8 @@ impl HeatRun<'_, '_> {
                 self.wait_stack(&format!("{action}_COMPLETE")).await?;
                 true
             }
-            "COMPLETE" => nfv_parameter(&stack).as_ref() == Some(&nfv),
+            // A completed rollback undid what was sent: send it again.
+            "COMPLETE" if matches!(action, "CREATE" | "UPDATE") => nfv_parameter(&stack).as_ref() == Some(&nfv),
             _ => false,
         };
         if settled {
@@ -867,7 +892,8 @@ impl ActionRun for HeatRun<'_, '_> {
         self.cancel.check("healing")?;
         self.flavour_id = Some(plan.flavour_id.clone());
         self.resolve_stack().await?;
-        let targets: Vec<(String, String)> = self
+        // (nested stack, resource name, server the inventory knows) of each target VNFC.
+        let targets: Vec<(String, String, String)> = self
             .inventory
             .vnfc_resources
             .iter()
@@ -875,14 +901,39 @@ impl ActionRun for HeatRun<'_, '_> {
             .map(|v| {
                 let stack = meta_str(v, "stack_id")
                     .ok_or_else(|| failed(format!("VNFC {} has no Heat stack in its metadata", v.id)))?;
-                Ok((stack.to_owned(), meta_str(v, "resource_name").unwrap_or(&v.vdu_id).to_owned()))
+                let resource = meta_str(v, "resource_name").unwrap_or(&v.vdu_id);
+                Ok((stack.to_owned(), resource.to_owned(), v.compute_resource.resource_id.clone()))
             })
             .collect::<Result<_, Halt>>()?;
-        for (stack, resource) in &targets {
+        let mut marked = 0;
+        for (stack, resource, server) in &targets {
+            // A re-run of this heal from the pre-operation inventory: if the earlier run's
+            // update already replaced the server, marking the resource now would mark the
+            // replacement and have Heat replace it once more.
+            let what = format!("reading server resource {resource} of Heat stack {stack}");
+            let found = self.cancel.guard(&what, self.heat.get_resource(stack, resource)).await?;
+            match found {
+                Some(current) if current.physical_resource_id == *server => {}
+                Some(current) => {
+                    tracing::info!(%stack, %resource, %server, replacement = %current.physical_resource_id,
+                        "server already replaced; not marking it again");
+                    continue;
+                }
+                None => {
+                    tracing::info!(%stack, %resource, %server, "server resource gone; not marking it");
+                    continue;
+                }
+            }
             let what = format!("marking server {resource} unhealthy");
             self.cancel
                 .guard(&what, self.heat.mark_resource_unhealthy(stack, resource, "marked by solgate for heal"))
                 .await?;
+            marked += 1;
+        }
+        if marked == 0 {
+            // Nothing left to replace: the inventory is read again (the replacements keep
+            // their VNFC ids).
+            return self.refresh().await;
         }
         // Same parameters: the update only replaces what is marked unhealthy.
         let nfv = if self.state.nfv.is_object() {

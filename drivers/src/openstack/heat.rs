@@ -135,12 +135,15 @@ impl Stack {
     }
 }
 
-/// One entry of `GET /stacks/{name}/{id}/resources` → `resources`.
+/// One entry of `GET /stacks/{name}/{id}/resources` → `resources`, or the `resource` of
+/// `GET /stacks/{name}/{id}/resources/{resource}`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct StackResource {
+    #[serde(default)]
     pub resource_name: String,
     #[serde(default)]
     pub physical_resource_id: String,
+    #[serde(default)]
     pub resource_type: String,
     pub resource_status: String,
     #[serde(default)]
@@ -209,6 +212,11 @@ struct StackEnvelope<T> {
 #[derive(Deserialize)]
 struct CreatedStack {
     id: String,
+}
+
+#[derive(Deserialize)]
+struct ResourceEnvelope {
+    resource: StackResource,
 }
 
 #[derive(Deserialize)]
@@ -284,6 +292,20 @@ impl HeatClient {
         let response = expect_status(response, &[StatusCode::OK]).await?;
         let list: ResourceList = json_body(SERVICE, response).await?;
         Ok(list.resources)
+    }
+
+    /// `GET /stacks/{stack}/resources/{resource}`; `None` when Heat answers 404 (no such
+    /// resource, or no such stack).
+    pub async fn get_resource(&self, stack: &str, resource_name: &str) -> Result<Option<StackResource>> {
+        let mut path = stack_path(stack);
+        path.extend(["resources", resource_name]);
+        let response = self.send(Method::GET, &path, &[], None).await?;
+        if response.status() == StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        let response = expect_status(response, &[StatusCode::OK]).await?;
+        let envelope: ResourceEnvelope = json_body(SERVICE, response).await?;
+        Ok(Some(envelope.resource))
     }
 
     /// `PATCH /stacks/{name}/{id}/resources/{resource}` with `mark_unhealthy` (200), so that
@@ -374,6 +396,31 @@ impl HeatClient {
                     stack: stack.to_owned(),
                     target: target_status.to_owned(),
                     last_status: status.to_owned(),
+                    waited: started.elapsed(),
+                });
+            }
+            tokio::time::sleep(options.poll_interval).await;
+        }
+    }
+
+    /// Polls the stack until no action of Heat's is running on it (its status is not
+    /// `*_IN_PROGRESS`, e.g. a `ROLLBACK_IN_PROGRESS` became `ROLLBACK_COMPLETE` or
+    /// `ROLLBACK_FAILED`) and returns it as it then is; `None` when Heat answers 404.
+    /// Unlike [`HeatClient::wait_for`] no end state is an error: the caller decides.
+    pub async fn wait_settled(&self, stack: &str, options: &WaitOptions) -> Result<Option<Stack>> {
+        let started = Instant::now();
+        let deadline = started + options.timeout;
+        loop {
+            let Some(current) = self.get_stack(stack).await? else { return Ok(None) };
+            if !current.stack_status.ends_with("_IN_PROGRESS") {
+                return Ok(Some(current));
+            }
+            tracing::debug!(stack, status = %current.stack_status, "waiting for the Heat stack to settle");
+            if Instant::now() + options.poll_interval > deadline {
+                return Err(OpenStackError::Timeout {
+                    stack: stack.to_owned(),
+                    target: "a state other than *_IN_PROGRESS".to_owned(),
+                    last_status: current.stack_status,
                     waited: started.elapsed(),
                 });
             }

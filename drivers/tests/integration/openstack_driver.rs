@@ -389,11 +389,35 @@ async fn scale_in_marks_the_newest_member_unhealthy_before_the_update() {
     assert_eq!(servers_of(&after, "VDU1"), servers_of(&before, "VDU1")[..1]);
 }
 
+/// `GET .../resources/VDU1` of the first VDU1 member (api-ref resources.inc "Show resource
+/// data"): the server resource holding `server`.
+async fn mount_member1_server(server: &MockServer, physical_id: &str) -> String {
+    let path = format!("{HEAT}/stacks/{MEMBER1_STACK}/resources/VDU1");
+    mount_exchanges(
+        server,
+        json!([{"request": {"method": "GET", "path": path}, "response": {"status": 200, "body": {"resource": {
+            "attributes": {}, "creation_time": "2026-11-22T02:00:20Z", "description": "",
+            "links": [
+                {"href": format!("{}{path}", server.uri()), "rel": "self"},
+                {"href": format!("{}{HEAT}/stacks/{MEMBER1_STACK}", server.uri()), "rel": "stack"}
+            ],
+            "logical_resource_id": "VDU1", "physical_resource_id": physical_id, "required_by": [],
+            "resource_name": "VDU1", "resource_status": "CREATE_COMPLETE",
+            "resource_status_reason": "state changed", "resource_type": "OS::Nova::Server",
+            "updated_time": "2026-11-22T02:00:20Z"
+        }}}}]),
+    )
+    .await;
+    path
+}
+
 #[tokio::test]
 async fn heal_marks_the_server_unhealthy_and_the_replacement_keeps_the_vnfc_id() {
     let pkg = sample_package();
     let (_, before) = instantiated(&pkg).await;
     let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_healed.json"]).await;
+    // The resource still holds the server the inventory knows: it is marked.
+    let resource = mount_member1_server(&server, SERVER1).await;
     let mark = format!("{HEAT}/stacks/{MEMBER1_STACK}/resources/VDU1");
     mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": mark}, "response": {"status": 200}}]))
         .await;
@@ -405,6 +429,10 @@ async fn heal_marks_the_server_unhealthy_and_the_replacement_keeps_the_vnfc_id()
         .await
         .unwrap();
 
+    let requests = server.received_requests().await.unwrap();
+    let read = requests.iter().position(|r| r.method.as_str() == "GET" && r.url.path() == resource);
+    let marked = requests.iter().position(|r| r.method.as_str() == "PATCH" && r.url.path() == mark);
+    assert!(read.is_some() && read < marked, "the resource is read before it is marked");
     assert_eq!(received(&server, "PATCH", &mark).await.len(), 1);
     let update = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
     assert_eq!(update.len(), 1, "the stack update replaces what is marked unhealthy");
@@ -413,6 +441,35 @@ async fn heal_marks_the_server_unhealthy_and_the_replacement_keeps_the_vnfc_id()
         [(healed_id, SERVER1_HEALED.to_owned()), servers_of(&before, "VDU1")[1].clone()]
     );
     assert_eq!(after.vnfc_resources.len(), before.vnfc_resources.len());
+}
+
+#[tokio::test]
+async fn a_resumed_heal_does_not_replace_the_server_twice() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    // The earlier run of this heal had the server replaced (its update completed), then the
+    // conductor died: the re-run starts from the pre-operation inventory (SERVER1), while
+    // the resource now holds the replacement.
+    let server = next_server(&["openstack/heat_resources_healed.json"]).await;
+    let resource = mount_member1_server(&server, SERVER1_HEALED).await;
+
+    let healed_id = before.vnfc_resources[0].id.clone();
+    let plan = plan(2);
+    let ids = [healed_id.clone()];
+    let after = execute(&server, &pkg, &before, json!({}), InfraAction::Heal { plan: &plan, vnfc_ids: &ids }, &never())
+        .await
+        .unwrap();
+
+    assert_eq!(received(&server, "GET", &resource).await.len(), 1);
+    assert_eq!(received(&server, "PATCH", &resource).await.len(), 0, "the replacement is not marked unhealthy");
+    let requests = server.received_requests().await.unwrap();
+    assert!(!requests.iter().any(|r| r.method.as_str() == "PATCH"), "no stack update either");
+    assert_eq!(
+        servers_of(&after, "VDU1"),
+        [(healed_id, SERVER1_HEALED.to_owned()), servers_of(&before, "VDU1")[1].clone()]
+    );
+    assert_eq!(after.vnfc_resources.len(), before.vnfc_resources.len());
+    assert_eq!(after.vim_state, before.vim_state);
 }
 
 #[tokio::test]
@@ -523,6 +580,42 @@ async fn a_resumed_create_finds_the_stack_and_does_not_post_again() {
     assert_eq!(inventory.vim_state["stackId"], STACK_ID);
     assert_eq!(inventory.vim_state["flavourId"], "simple");
     assert_eq!(inventory.vim_state["nfv"]["VDU"]["VDU1"]["desired_capacity"], 2);
+}
+
+#[tokio::test]
+async fn a_stack_rolling_back_is_waited_for_before_it_is_updated() {
+    let pkg = sample_package();
+    // An earlier attempt left the stack, and Heat is rolling back its failed operation:
+    // ROLLBACK_IN_PROGRESS (the lookup, one poll), ROLLBACK_COMPLETE, then the update's
+    // UPDATE_IN_PROGRESS and UPDATE_COMPLETE.
+    let server = next_server(&[
+        "openstack/heat_stack_rolling_back.json",
+        "openstack/heat_stack_update.json",
+        "openstack/heat_resources_vnf.json",
+    ])
+    .await;
+
+    let plan = plan(2);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    assert_eq!(received(&server, "POST", &format!("{HEAT}/stacks")).await.len(), 0, "no create");
+    let by_id = format!("{HEAT}/stacks/{STACK}/{STACK_ID}");
+    let patches = received(&server, "PATCH", &by_id).await;
+    assert_eq!(patches.len(), 1);
+    let body: Value = patches[0].body_json().unwrap();
+    assert_eq!(body["template"]["heat_template_version"], "2013-05-23", "the whole template again");
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 2);
+    // The PATCH came only after the third GET: two ROLLBACK_IN_PROGRESS, one ROLLBACK_COMPLETE.
+    let requests = server.received_requests().await.unwrap();
+    let patch = requests.iter().position(|r| r.method.as_str() == "PATCH").unwrap();
+    let gets_before = requests[..patch].iter().filter(|r| r.method.as_str() == "GET" && r.url.path() == by_id).count();
+    assert_eq!(gets_before, 3, "no PATCH while the stack was ROLLBACK_IN_PROGRESS");
+    // Then waited for UPDATE_COMPLETE and mapped the resources.
+    assert_eq!(inventory.vim_state["stackId"], STACK_ID);
+    assert_eq!(servers_of(&inventory, "VDU1").iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>(), [SERVER1, SERVER2]);
 }
 
 /// Realize from an empty inventory against `server` (the lookup answering 404), Heat
