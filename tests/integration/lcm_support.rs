@@ -120,3 +120,46 @@ pub fn vnfc_count(instance: &Value, vdu: &str) -> usize {
 pub fn instantiate_body() -> Value {
     json!({"flavourId": "simple"})
 }
+
+/// An instantiate of `instance_id` accepted straight in the database (no work message is
+/// sent) and claimed by a conductor that no longer exists, as if it died right after its
+/// claim; `orphan` may change the occurrence before it is stored (what the dead conductor
+/// had recorded). Returns the occurrence's URL.
+pub fn orphaned_instantiate_of(
+    app: &TestApp,
+    instance_id: &str,
+    orphan: impl FnOnce(&mut solgate_db::repo::lcm::OpOccRecord),
+) -> String {
+    use solgate_core::operation::LcmOperation;
+    use solgate_core::requests::{self, TaskRequest};
+    use solgate_db::repo::lcm::{self, LcmMajor};
+
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    let links = solgate_core::links::Links::new(&app.address);
+    let params = json!({"flavourId": "simple"});
+    let vim_types = [solgate_drivers::infra::VIM_TYPE_LOCAL];
+    let accepted = requests::accept(
+        &mut conn,
+        &TaskRequest {
+            major: LcmMajor::V2,
+            operation: LcmOperation::Instantiate,
+            instance_id,
+            params: &params,
+            shapes: solgate_core::shapes::for_major(LcmMajor::V2),
+            vim_types: &vim_types,
+            links: &links,
+            scope: None,
+            if_match: None,
+        },
+    )
+    .unwrap();
+    let mut op = accepted.op;
+    op.owner = Some("conductor-that-died".into());
+    op.lease_expires_at = Some(solgate_db::repo::now_text());
+    op.pending_action = None;
+    orphan(&mut op);
+    assert!(lcm::update_op_guarded(&mut conn, LcmMajor::V2, &op, None, "STARTING").unwrap());
+    solgate_db::repo::outbox::complete(&mut conn, &op.id).unwrap();
+    format!("{}/vnflcm/v2/vnf_lcm_op_occs/{}", app.address, op.id)
+}

@@ -1225,8 +1225,6 @@ async fn a_rule_over_one_new_vnfc_and_nothing_else_is_not_sent() {
 /// it waits at that `Location` and does not ask the NFVO a second time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_operation_waits_for_the_grant_asked_before_its_conductor_stopped() {
-    use solgate_core::operation::LcmOperation;
-    use solgate_core::requests::{self, TaskRequest};
     use solgate_db::repo::lcm::{self, LcmMajor};
 
     let nfvo = TestNfvo::start(Decision::Grant);
@@ -1242,47 +1240,24 @@ async fn a_resumed_operation_waits_for_the_grant_asked_before_its_conductor_stop
 
     // Accepted straight in the database (no work message), claimed by a conductor that is
     // gone, which had asked for the grant and been told 202 + Location.
-    let database = app.database();
-    let mut conn = database.conn().unwrap();
-    let links = solgate_core::links::Links::new(&app.address);
-    let params = json!({"flavourId": "simple"});
-    let vim_types = [solgate_drivers::infra::VIM_TYPE_LOCAL];
-    let accepted = requests::accept(
-        &mut conn,
-        &TaskRequest {
-            major: LcmMajor::V2,
-            operation: LcmOperation::Instantiate,
-            instance_id: &instance_id,
-            params: &params,
-            shapes: solgate_core::shapes::for_major(LcmMajor::V2),
-            vim_types: &vim_types,
-            links: &links,
-            scope: None,
-            if_match: None,
-        },
-    )
-    .unwrap();
-    let mut op = accepted.op;
-    let request = json!({
-        "vnfInstanceId": instance_id, "vnfLcmOpOccId": op.id, "vnfdId": vnfd_id, "operation": "INSTANTIATE",
-        "flavourId": "simple",
-        "addResources": [
-            {"id": "c-1", "type": "COMPUTE", "vduId": "VDU1", "resourceTemplateId": "VDU1"},
-            {"id": "c-2", "type": "COMPUTE", "vduId": "VDU2", "resourceTemplateId": "VDU2"},
-        ],
+    let mut grant_id = String::new();
+    let mut op_id = String::new();
+    let url = orphaned_instantiate_of(&app, &instance_id, |op| {
+        let request = json!({
+            "vnfInstanceId": instance_id, "vnfLcmOpOccId": op.id, "vnfdId": vnfd_id, "operation": "INSTANTIATE",
+            "flavourId": "simple",
+            "addResources": [
+                {"id": "c-1", "type": "COMPUTE", "vduId": "VDU1", "resourceTemplateId": "VDU1"},
+                {"id": "c-2", "type": "COMPUTE", "vduId": "VDU2", "resourceTemplateId": "VDU2"},
+            ],
+        });
+        let grant = grant_for(&request, "SOLGATE.LOCAL.V_1");
+        grant_id = grant["id"].as_str().unwrap().to_owned();
+        nfvo.state.lock().unwrap().pending.push((grant_id.clone(), 1, grant));
+        let location = format!("{}/grant/v1/grants/{grant_id}", nfvo.endpoint());
+        op.body["_solgate"]["pendingGrant"] = json!({"location": location, "request": request});
+        op_id = op.id.clone();
     });
-    let grant = grant_for(&request, "SOLGATE.LOCAL.V_1");
-    let grant_id = grant["id"].as_str().unwrap().to_owned();
-    nfvo.state.lock().unwrap().pending.push((grant_id.clone(), 1, grant));
-    let location = format!("{}/grant/v1/grants/{grant_id}", nfvo.endpoint());
-    op.body["_solgate"]["pendingGrant"] = json!({"location": location, "request": request});
-    op.owner = Some("conductor-that-stopped".into());
-    op.lease_expires_at = Some(solgate_db::repo::now_text());
-    op.pending_action = None;
-    assert!(lcm::update_op_guarded(&mut conn, LcmMajor::V2, &op, None, "STARTING").unwrap());
-    solgate_db::repo::outbox::complete(&mut conn, &op.id).unwrap();
-
-    let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{}", app.address, op.id);
     let done = tokio::time::timeout(
         std::time::Duration::from_secs(30),
         wait_op(&app, &url, &["COMPLETED", "ROLLED_BACK", "FAILED_TEMP"]),
@@ -1297,7 +1272,9 @@ async fn a_resumed_operation_waits_for_the_grant_asked_before_its_conductor_stop
     let instance = show_instance(&app, &instance_id).await;
     assert_eq!(instance["vimConnectionInfo"][GRANTED_VIM]["vimId"], "vim-from-the-nfvo");
     // The pending grant is not kept once the Grant is stored.
-    let stored = lcm::find_op(&mut conn, LcmMajor::V2, &op.id).unwrap().unwrap();
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    let stored = lcm::find_op(&mut conn, LcmMajor::V2, &op_id).unwrap().unwrap();
     assert!(stored.body["_solgate"].get("pendingGrant").is_none(), "{}", stored.body);
 }
 

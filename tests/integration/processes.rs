@@ -49,15 +49,7 @@ impl Cluster {
             command.env(key, value);
         }
         let mut child = command.spawn().expect("the solgate binary starts");
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let event = serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({ "message": line }));
-                sink.lock().unwrap().push(event);
-            }
-        });
+        let lines = read_log(&mut child);
         Process { role, child, lines }
     }
 }
@@ -79,6 +71,12 @@ pub fn spawn_embedded(data_dir: &std::path::Path) -> Process {
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("the solgate binary starts");
+    let lines = read_log(&mut child);
+    Process { role: "serve", child, lines }
+}
+
+/// The JSON log lines of a child's stderr, collected as they come.
+fn read_log(child: &mut Child) -> Arc<Mutex<Vec<serde_json::Value>>> {
     let stderr = child.stderr.take().expect("stderr is piped");
     let lines = Arc::new(Mutex::new(Vec::new()));
     let sink = lines.clone();
@@ -88,7 +86,7 @@ pub fn spawn_embedded(data_dir: &std::path::Path) -> Process {
             sink.lock().unwrap().push(event);
         }
     });
-    Process { role: "serve", child, lines }
+    lines
 }
 
 impl Process {

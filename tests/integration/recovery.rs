@@ -1,14 +1,12 @@
-//! Recovery of a dead conductor's work (embedded, SQLite): an operation the dead conductor
-//! had claimed but not begun (still STARTING) is queued again and completed by a live
-//! conductor — not ROLLED_BACK as Tacker does.
+//! Durable operations (embedded, SQLite): an operation a dead conductor had claimed is
+//! resumed and completed by a live conductor (not ROLLED_BACK or FAILED_TEMP as Tacker
+//! does), also across a `kill -9` of the real `solgate serve`; transient VIM failures are
+//! retried by the conductor itself.
 
 use std::time::Duration;
 
 use serde_json::json;
-use solgate_core::operation::LcmOperation;
-use solgate_core::requests::{self, TaskRequest};
 use solgate_db::repo::lcm::{self, LcmMajor};
-use solgate_db::repo::outbox;
 
 use crate::helpers::{TestApp, send};
 use crate::lcm_support::*;
@@ -26,37 +24,11 @@ async fn orphaned_instantiate(resumes: u64) -> (TestApp, String, String) {
     .await;
     let vnfd_id = install_sample_package(&app);
     let instance_id = create_instance(&app, &vnfd_id, "orphan").await;
-    let database = app.database();
-    let mut conn = database.conn().unwrap();
-    let links = solgate_core::links::Links::new(&app.address);
-    let params = json!({"flavourId": "simple"});
-    let vim_types = [solgate_drivers::infra::VIM_TYPE_LOCAL];
-    let accepted = requests::accept(
-        &mut conn,
-        &TaskRequest {
-            major: LcmMajor::V2,
-            operation: LcmOperation::Instantiate,
-            instance_id: &instance_id,
-            params: &params,
-            shapes: solgate_core::shapes::for_major(LcmMajor::V2),
-            vim_types: &vim_types,
-            links: &links,
-            scope: None,
-            if_match: None,
-        },
-    )
-    .unwrap();
-    let mut op = accepted.op;
-    op.owner = Some("conductor-that-died".into());
-    op.lease_expires_at = Some(solgate_db::repo::now_text());
-    op.pending_action = None;
-    if resumes > 0 {
-        op.body["_solgate"]["resumes"] = json!(resumes);
-    }
-    assert!(lcm::update_op_guarded(&mut conn, LcmMajor::V2, &op, None, "STARTING").unwrap());
-    outbox::complete(&mut conn, &op.id).unwrap();
-
-    let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{}", app.address, op.id);
+    let url = orphaned_instantiate_of(&app, &instance_id, |op| {
+        if resumes > 0 {
+            op.body["_solgate"]["resumes"] = json!(resumes);
+        }
+    });
     (app, instance_id, url)
 }
 
