@@ -14,8 +14,9 @@
 //!   those (Tacker's `scale`). `extManagedVirtualLinks` replace the template's networks.
 //! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
 //!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
-//!   Each server resource is read first (`GET .../resources/<name>`) and only marked while
-//!   it still holds the server the inventory knows (see Re-runs).
+//!   The stack is first waited for while an update runs on it; each server resource is
+//!   then read (`GET .../resources/<name>`) and only marked while it still holds the server
+//!   the inventory knows (see Re-runs).
 //! - Operate: Nova `os-stop` / `os-start` on every VNFC server (Heat has no power state).
 //! - Teardown: delete the stack, wait until Heat answers 404.
 //!
@@ -39,14 +40,19 @@
 //!   decided on as it then is: gone → created, `ROLLBACK_COMPLETE`/`_FAILED` → updated; one
 //!   in `DELETE_IN_PROGRESS` is waited for until it is deleted, then created. A `409` on
 //!   the POST (created in between) adopts and updates the stack the same way;
-//! - a realize with a stack id PATCHes it again: Heat converges on the same parameters, and a
-//!   scale-in member that the earlier update already removed (404 on `mark_unhealthy`) is
-//!   skipped;
-//! - a heal skips a VNFC whose server resource (`GET .../resources/<name>`) now holds
-//!   another server than the inventory's (the earlier run's update replaced it) or is gone
-//!   (404): marking it would mark the replacement and have Heat replace it again. When no
-//!   target is left to mark, the stack is not updated either; the resources are listed
-//!   again and the replacement keeps the VNFC id;
+//! - a realize with a stack id first reads the stack (one `GET`; it is mostly settled) and,
+//!   while it is in `*_IN_PROGRESS` (the earlier run's update is still running), polls
+//!   until it leaves it, since Heat refuses (409) an update meanwhile; then it PATCHes it
+//!   again: Heat converges on the same parameters, and a scale-in member that the earlier
+//!   update already removed (404 on `mark_unhealthy`) is skipped;
+//! - a heal first waits the same way for the stack to settle (the lookup by name tells its
+//!   status when the id is not known; else one `GET`): while the earlier run's update is
+//!   running the resources may still show the old server. Then it skips a VNFC whose
+//!   server resource (`GET .../resources/<name>`) now holds another server than the
+//!   inventory's (the earlier run's update replaced it) or is gone (404): marking it would
+//!   mark the replacement and have Heat replace it again. When no target is left to mark,
+//!   the stack is not updated either; the resources are listed again and the replacement
+//!   keeps the VNFC id;
 //! - a teardown whose stack is gone (404 on `DELETE`) succeeds; a re-run of a wait just waits.
 //!
 //! Failures. A failure that asking again may cure is reported transient
@@ -845,16 +851,39 @@ impl HeatRun<'_, '_> {
         Ok(())
     }
 
-    /// The stack id from the name when the inventory does not know it.
-    async fn resolve_stack(&mut self) -> Result<(), Halt> {
+    /// The stack id from the name when the inventory does not know it; the stack as that
+    /// lookup found it (`None` when the id was known and nothing was asked).
+    async fn resolve_stack(&mut self) -> Result<Option<Stack>, Halt> {
         if self.state.stack_id.is_some() {
-            return Ok(());
+            return Ok(None);
         }
         let name = self.state.stack_name.clone();
         let found = self.cancel.guard(&format!("looking up Heat stack {name}"), self.heat.get_stack(&name)).await?;
         let stack = found.ok_or_else(|| failed(format!("Heat stack {name} does not exist")))?;
-        self.state.stack_id = Some(stack.id);
+        self.state.stack_id = Some(stack.id.clone());
         self.sync_vim_state();
+        Ok(Some(stack))
+    }
+
+    /// Waits until no action runs on the known stack (its status is not `*_IN_PROGRESS`)
+    /// before this run changes it: a re-run may find the earlier run's update still going,
+    /// and Heat refuses (409) a new update meanwhile. Whatever it then settles
+    /// in (`UPDATE_COMPLETE`, `UPDATE_FAILED`, a rollback's end) the caller goes on as
+    /// planned; a stack that is gone is a failure.
+    ///
+    /// Requests: none when `seen` (the stack as a lookup of this run just answered) is
+    /// already settled; otherwise one `GET` of the stack when it is settled, and one more
+    /// per poll interval while it is not.
+    async fn wait_until_settled(&self, seen: Option<&Stack>) -> Result<(), Halt> {
+        if seen.is_some_and(|stack| !stack.stack_status.ends_with("_IN_PROGRESS")) {
+            return Ok(());
+        }
+        let name = &self.state.stack_name;
+        let what = format!("waiting for Heat stack {name} to leave *_IN_PROGRESS");
+        let settled =
+            self.cancel.guard(&what, self.heat.wait_settled(&self.state.identifier(), &self.driver.wait)).await?;
+        let stack = settled.ok_or_else(|| failed(format!("Heat stack {name} does not exist")))?;
+        tracing::debug!(stack = %name, status = %stack.stack_status, "Heat stack settled");
         Ok(())
     }
 }
@@ -875,6 +904,10 @@ impl ActionRun for HeatRun<'_, '_> {
         if self.state.stack_id.is_none() {
             self.create(template, hot.files, &hot.digest, plan, nfv).await?;
         } else {
+            // A re-run of an update (a scale) whose PATCH the earlier run sent may find it
+            // still running: wait for it, or Heat refuses this one. One GET when the stack
+            // is settled, as it mostly is.
+            self.wait_until_settled(None).await?;
             self.mark_scale_in_members(plan).await?;
             let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
                 && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
@@ -891,7 +924,12 @@ impl ActionRun for HeatRun<'_, '_> {
     async fn heal(&mut self, plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt> {
         self.cancel.check("healing")?;
         self.flavour_id = Some(plan.flavour_id.clone());
-        self.resolve_stack().await?;
+        let looked_up = self.resolve_stack().await?;
+        // A re-run while the earlier run's update is still replacing the servers: the
+        // resources may still show the old servers, and marking them would have Heat
+        // refuse the update (409) or replace them twice. Once it has settled, the reads
+        // below show the replacements. No extra request when the lookup saw it settled.
+        self.wait_until_settled(looked_up.as_ref()).await?;
         // (nested stack, resource name, server the inventory knows) of each target VNFC.
         let targets: Vec<(String, String, String)> = self
             .inventory

@@ -252,6 +252,34 @@ async fn next_server(fixtures: &[&str]) -> MockServer {
     server
 }
 
+/// `GET stacks/{name}/{id}` answering the given statuses in turn, each `times` times (the
+/// last one for good when `None`).
+async fn mount_stack_status(server: &MockServer, statuses: &[(&str, Option<u64>)]) {
+    let exchanges: Vec<Value> = statuses
+        .iter()
+        .map(|(status, times)| {
+            json!({"request": {"method": "GET", "path": format!("{HEAT}/stacks/{STACK}/{STACK_ID}")},
+                "response": {"status": 200, "body": {"stack": {"id": STACK_ID, "stack_name": STACK,
+                    "stack_status": status, "stack_status_reason": format!("Stack {status}"),
+                    "links": [{"rel": "self",
+                        "href": format!("{}{HEAT}/stacks/{STACK}/{STACK_ID}", server.uri())}]}}},
+                "times": times})
+        })
+        .collect();
+    mount_exchanges(server, Value::Array(exchanges)).await;
+}
+
+/// As [`next_server`], the known stack first answering once that it is settled in `status`
+/// (the read before a change of a known stack), then the fixtures.
+async fn next_server_settled(status: &str, fixtures: &[&str]) -> MockServer {
+    let server = next_server(&[]).await;
+    mount_stack_status(&server, &[(status, Some(1))]).await;
+    for fixture in fixtures {
+        mount_fixture(&server, fixture, &[]).await;
+    }
+    server
+}
+
 fn servers_of(inventory: &Inventory, vdu: &str) -> Vec<(String, String)> {
     inventory
         .vnfc_resources
@@ -340,7 +368,12 @@ async fn instantiate_creates_the_stack_from_basehot_and_maps_its_resources() {
 async fn scale_out_patches_desired_capacity_and_keeps_the_existing_vnfcs() {
     let pkg = sample_package();
     let (_, before) = instantiated(&pkg).await;
-    let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_out.json"]).await;
+    // The known stack is read first: settled since the instantiate.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_out.json"],
+    )
+    .await;
 
     let plan = plan(3);
     let after =
@@ -367,7 +400,12 @@ async fn scale_out_patches_desired_capacity_and_keeps_the_existing_vnfcs() {
 async fn scale_in_marks_the_newest_member_unhealthy_before_the_update() {
     let pkg = sample_package();
     let (_, before) = instantiated(&pkg).await;
-    let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_in.json"]).await;
+    // The known stack is read first: settled since the instantiate.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_in.json"],
+    )
+    .await;
     // PATCH .../resources/{member} with mark_unhealthy (api-ref resources.inc) → 200, no body.
     let mark = format!("{HEAT}/stacks/{GROUP_STACK}/resources/x7v3k2pq9wnm");
     mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": mark}, "response": {"status": 200}}]))
@@ -415,7 +453,12 @@ async fn mount_member1_server(server: &MockServer, physical_id: &str) -> String 
 async fn heal_marks_the_server_unhealthy_and_the_replacement_keeps_the_vnfc_id() {
     let pkg = sample_package();
     let (_, before) = instantiated(&pkg).await;
-    let server = next_server(&["openstack/heat_stack_update.json", "openstack/heat_resources_healed.json"]).await;
+    // The known stack is read first: settled since the instantiate.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_healed.json"],
+    )
+    .await;
     // The resource still holds the server the inventory knows: it is marked.
     let resource = mount_member1_server(&server, SERVER1).await;
     let mark = format!("{HEAT}/stacks/{MEMBER1_STACK}/resources/VDU1");
@@ -450,7 +493,8 @@ async fn a_resumed_heal_does_not_replace_the_server_twice() {
     // The earlier run of this heal had the server replaced (its update completed), then the
     // conductor died: the re-run starts from the pre-operation inventory (SERVER1), while
     // the resource now holds the replacement.
-    let server = next_server(&["openstack/heat_resources_healed.json"]).await;
+    // The stack is read first: the earlier run's update is over.
+    let server = next_server_settled("UPDATE_COMPLETE", &["openstack/heat_resources_healed.json"]).await;
     let resource = mount_member1_server(&server, SERVER1_HEALED).await;
 
     let healed_id = before.vnfc_resources[0].id.clone();
@@ -470,6 +514,68 @@ async fn a_resumed_heal_does_not_replace_the_server_twice() {
     );
     assert_eq!(after.vnfc_resources.len(), before.vnfc_resources.len());
     assert_eq!(after.vim_state, before.vim_state);
+}
+
+#[tokio::test]
+async fn a_heal_rerun_waits_for_the_update_still_running() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    // The earlier run of this heal marked the server and sent the update, then the conductor
+    // died; the re-run finds the update still running (UPDATE_IN_PROGRESS, then
+    // UPDATE_COMPLETE). Once it is over the resource holds the replacement.
+    let server = next_server(&["openstack/heat_resources_healed.json"]).await;
+    mount_stack_status(&server, &[("UPDATE_IN_PROGRESS", Some(1)), ("UPDATE_COMPLETE", None)]).await;
+    let resource = mount_member1_server(&server, SERVER1_HEALED).await;
+
+    let healed_id = before.vnfc_resources[0].id.clone();
+    let plan = plan(2);
+    let ids = [healed_id.clone()];
+    let after = execute(&server, &pkg, &before, json!({}), InfraAction::Heal { plan: &plan, vnfc_ids: &ids }, &never())
+        .await
+        .unwrap();
+
+    let by_id = format!("{HEAT}/stacks/{STACK}/{STACK_ID}");
+    let requests = server.received_requests().await.unwrap();
+    let read = requests.iter().position(|r| r.method.as_str() == "GET" && r.url.path() == resource).unwrap();
+    let status_reads = requests[..read].iter().filter(|r| r.method.as_str() == "GET" && r.url.path() == by_id).count();
+    assert_eq!(status_reads, 2, "the resource is read only once the stack left UPDATE_IN_PROGRESS");
+    assert_eq!(received(&server, "GET", &resource).await.len(), 1);
+    assert_eq!(received(&server, "PATCH", &resource).await.len(), 0, "the replacement is not marked unhealthy");
+    assert!(!requests.iter().any(|r| r.method.as_str() == "PATCH"), "no mark_unhealthy and no stack update");
+    assert_eq!(
+        servers_of(&after, "VDU1"),
+        [(healed_id, SERVER1_HEALED.to_owned()), servers_of(&before, "VDU1")[1].clone()]
+    );
+    assert_eq!(after.vnfc_resources.len(), before.vnfc_resources.len());
+}
+
+#[tokio::test]
+async fn a_scale_rerun_waits_for_the_update_still_running() {
+    let pkg = sample_package();
+    let (_, before) = instantiated(&pkg).await;
+    // The earlier run of this scale-out sent its update, then the conductor died; the
+    // re-run (stack id known) finds it still running: UPDATE_IN_PROGRESS, then
+    // UPDATE_COMPLETE.
+    let server = next_server(&["openstack/heat_resources_scaled_out.json"]).await;
+    let by_id = format!("{HEAT}/stacks/{STACK}/{STACK_ID}");
+    mount_stack_status(&server, &[("UPDATE_IN_PROGRESS", Some(1)), ("UPDATE_COMPLETE", None)]).await;
+    mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": by_id}, "response": {"status": 202}}]))
+        .await;
+
+    let plan = plan(3);
+    let after =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Realize { plan: &plan }, &never()).await.unwrap();
+
+    let patches = received(&server, "PATCH", &by_id).await;
+    assert_eq!(patches.len(), 1, "exactly one update");
+    assert_eq!(patches[0].body_json::<Value>().unwrap()["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 3);
+    let requests = server.received_requests().await.unwrap();
+    let patch = requests.iter().position(|r| r.method.as_str() == "PATCH").unwrap();
+    let gets_before = requests[..patch].iter().filter(|r| r.method.as_str() == "GET" && r.url.path() == by_id).count();
+    assert_eq!(gets_before, 2, "no PATCH while the stack was UPDATE_IN_PROGRESS, one right after it settled");
+    assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
+    assert_eq!(servers_of(&after, "VDU1").len(), 3);
+    assert_eq!(servers_of(&after, "VDU1")[..2], servers_of(&before, "VDU1")[..]);
 }
 
 #[tokio::test]
