@@ -30,7 +30,7 @@ use solgate_core::notify::pkgm::{self, PkgEvent};
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 use solgate_db::repo::{conductors, outbox, to_text};
 use solgate_db::{AnyConnection, DbError, DbResult, write_transaction};
-use solgate_vnfpkg::{CsarError, Limits, PackageContents};
+use solgate_vnfpkg::{CsarError, HashAlgo, Hasher, Limits, PackageContents};
 use tokio::io::AsyncWriteExt;
 
 use crate::context::{ConductorContext, ConductorError};
@@ -405,34 +405,55 @@ async fn fetch(
     let max = settings.max_upload_bytes;
     let too_large =
         || OnboardingFailure::new(413, format!("The VNF package at {shown} is larger than the allowed {max} bytes."));
+    download_partial(files, &mut response, max, too_large, |error| bad(describe(error)), |_| {}).await?;
+    put_in_place(files).await
+}
+
+/// Streams a download into the package's partial `package.zip` (made afresh), stopping
+/// past `max` bytes; every chunk is also shown to `on_chunk` (a checksum). On failure the
+/// partial file is removed.
+async fn download_partial(
+    files: &PackageFiles,
+    response: &mut reqwest::Response,
+    max: u64,
+    too_large: impl Fn() -> OnboardingFailure,
+    read_failure: impl Fn(&reqwest::Error) -> OnboardingFailure,
+    mut on_chunk: impl FnMut(&[u8]),
+) -> Result<(), OnboardingFailure> {
     if response.content_length().is_some_and(|length| length > max) {
         return Err(too_large());
     }
-    let io_failure = |error: std::io::Error| {
-        tracing::error!(%error, "cannot write a fetched VNF package");
-        OnboardingFailure::internal()
-    };
-    tokio::fs::create_dir_all(files.root()).await.map_err(io_failure)?;
+    tokio::fs::create_dir_all(files.root()).await.map_err(|error| download_io(&error))?;
     let partial = files.partial("package.zip");
-    let mut file = tokio::fs::File::create(&partial).await.map_err(io_failure)?;
+    let mut file = tokio::fs::File::create(&partial).await.map_err(|error| download_io(&error))?;
     let mut received: u64 = 0;
     let written: Result<(), OnboardingFailure> = async {
-        while let Some(chunk) = response.chunk().await.map_err(|error| bad(describe(&error)))? {
+        while let Some(chunk) = response.chunk().await.map_err(|error| read_failure(&error))? {
             received += chunk.len() as u64;
             if received > max {
                 return Err(too_large());
             }
-            file.write_all(&chunk).await.map_err(io_failure)?;
+            on_chunk(&chunk);
+            file.write_all(&chunk).await.map_err(|error| download_io(&error))?;
         }
-        file.sync_all().await.map_err(io_failure)
+        file.sync_all().await.map_err(|error| download_io(&error))
     }
     .await;
     drop(file);
-    if let Err(failure) = written {
+    if written.is_err() {
         let _ = tokio::fs::remove_file(&partial).await;
-        return Err(failure);
     }
-    tokio::fs::rename(&partial, files.package_zip()).await.map_err(io_failure)
+    written
+}
+
+/// The complete partial download becomes `package.zip`.
+async fn put_in_place(files: &PackageFiles) -> Result<(), OnboardingFailure> {
+    tokio::fs::rename(files.partial("package.zip"), files.package_zip()).await.map_err(|error| download_io(&error))
+}
+
+fn download_io(error: &std::io::Error) -> OnboardingFailure {
+    tracing::error!(%error, "cannot write a downloaded VNF package");
+    OnboardingFailure::internal()
 }
 
 /// Takes the package holding VNFD `vnfd_id` from the NFVO (`[nfvo] mode = "external"`):
@@ -472,69 +493,51 @@ async fn fetch_from_nfvo(ctx: &ConductorContext, files: &PackageFiles, vnfd_id: 
     let checksum = PackageChecksum::of(&info["checksum"]).map_err(|reason| {
         OnboardingFailure::new(422, format!("The NFVO's VnfPkgInfo for vnfdId {vnfd_id}: {reason}"))
     })?;
-    let response = nfvo.onboarded_package_content(vnfd_id).await.map_err(refused)?;
+    let mut response = nfvo.onboarded_package_content(vnfd_id).await.map_err(refused)?;
     let settings = &ctx.packages;
     let max = settings.max_upload_bytes;
-    if response.content_length().is_some_and(|length| length > max) {
-        return Err(too_large_from_nfvo(vnfd_id, max));
-    }
-    let io_failure = |error: std::io::Error| {
-        tracing::error!(%error, "cannot write a VNF package taken from the NFVO");
-        OnboardingFailure::internal()
-    };
-    tokio::fs::create_dir_all(files.root()).await.map_err(io_failure)?;
-    let partial = files.partial("package.zip");
-    let mut file = tokio::fs::File::create(&partial).await.map_err(io_failure)?;
-    let mut hasher = checksum.hasher();
-    let transfer = async {
-        let mut response = response;
-        let mut received: u64 = 0;
-        while let Some(chunk) = response.chunk().await.map_err(|error| {
+    let mut hasher = Hasher::new(checksum.algo);
+    let transfer = download_partial(
+        files,
+        &mut response,
+        max,
+        || too_large_from_nfvo(vnfd_id, max),
+        |error| {
             OnboardingFailure::new(
                 503,
-                format!("The NFVO's VNF package content for vnfdId {vnfd_id} could not be read: {}", cause_of(&error)),
+                format!("The NFVO's VNF package content for vnfdId {vnfd_id} could not be read: {}", cause_of(error)),
             )
-        })? {
-            received += chunk.len() as u64;
-            if received > max {
-                return Err(too_large_from_nfvo(vnfd_id, max));
-            }
-            hasher.update(&chunk);
-            file.write_all(&chunk).await.map_err(io_failure)?;
-        }
-        file.sync_all().await.map_err(io_failure)
-    };
+        },
+        |chunk| hasher.update(chunk),
+    );
+    // The NFVO client has no overall timeout (its body is bounded here instead).
     let limit = Duration::from_secs(settings.fetch_timeout_secs.max(1));
-    let written = match tokio::time::timeout(limit, transfer).await {
-        Ok(written) => written,
-        Err(_) => Err(OnboardingFailure::new(
-            503,
-            format!(
-                "The NFVO's VNF package content for vnfdId {vnfd_id} did not arrive within {} seconds.",
-                settings.fetch_timeout_secs
-            ),
-        )),
-    };
-    let written = written.and_then(|()| {
-        let got = hasher.finish();
-        if got.eq_ignore_ascii_case(&checksum.hash) {
-            Ok(())
-        } else {
-            Err(OnboardingFailure::new(
-                422,
+    match tokio::time::timeout(limit, transfer).await {
+        Ok(written) => written?,
+        Err(_) => {
+            let _ = tokio::fs::remove_file(files.partial("package.zip")).await;
+            return Err(OnboardingFailure::new(
+                503,
                 format!(
-                    "The NFVO's VNF package content for vnfdId {vnfd_id} does not match the checksum of its VnfPkgInfo \
-                     ({} {}, received {got}); it was not onboarded.",
-                    checksum.algorithm, checksum.hash
+                    "The NFVO's VNF package content for vnfdId {vnfd_id} did not arrive within {} seconds.",
+                    settings.fetch_timeout_secs
                 ),
-            ))
+            ));
         }
-    });
-    if let Err(failure) = written {
-        let _ = tokio::fs::remove_file(&partial).await;
-        return Err(failure);
     }
-    tokio::fs::rename(&partial, files.package_zip()).await.map_err(io_failure)
+    let got = hasher.hex();
+    if !got.eq_ignore_ascii_case(&checksum.hash) {
+        let _ = tokio::fs::remove_file(files.partial("package.zip")).await;
+        return Err(OnboardingFailure::new(
+            422,
+            format!(
+                "The NFVO's VNF package content for vnfdId {vnfd_id} does not match the checksum of its VnfPkgInfo \
+                 ({} {}, received {got}); it was not onboarded.",
+                checksum.algorithm, checksum.hash
+            ),
+        ));
+    }
+    put_in_place(files).await
 }
 
 fn too_large_from_nfvo(vnfd_id: &str, max: u64) -> OnboardingFailure {
@@ -550,53 +553,21 @@ fn cause_of(error: &reqwest::Error) -> String {
     std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string)
 }
 
-/// The `checksum` of a VnfPkgInfo (SOL005 `Checksum`: `algorithm`, `hash` in hex).
+/// The `checksum` of a VnfPkgInfo (SOL005 `Checksum`: `algorithm`, `hash` in hex), with the
+/// algorithms package manifests accept.
 struct PackageChecksum {
     algorithm: String,
+    algo: HashAlgo,
     hash: String,
-}
-
-enum ChecksumHasher {
-    Sha256(sha2::Sha256),
-    Sha512(sha2::Sha512),
 }
 
 impl PackageChecksum {
     fn of(value: &Value) -> Result<Self, String> {
         let algorithm = value["algorithm"].as_str().ok_or("it has no checksum.algorithm")?;
         let hash = value["hash"].as_str().ok_or("it has no checksum.hash")?;
-        let normalized = algorithm.to_ascii_uppercase().replace(['-', '_'], "");
-        if normalized != "SHA256" && normalized != "SHA512" {
-            return Err(format!("checksum.algorithm {algorithm:?} is not supported (SHA-256 and SHA-512 are)."));
-        }
-        Ok(Self { algorithm: algorithm.to_owned(), hash: hash.trim().to_owned() })
-    }
-
-    fn hasher(&self) -> ChecksumHasher {
-        use sha2::Digest;
-        if self.algorithm.to_ascii_uppercase().replace(['-', '_'], "") == "SHA512" {
-            ChecksumHasher::Sha512(sha2::Sha512::new())
-        } else {
-            ChecksumHasher::Sha256(sha2::Sha256::new())
-        }
-    }
-}
-
-impl ChecksumHasher {
-    fn update(&mut self, bytes: &[u8]) {
-        use sha2::Digest;
-        match self {
-            Self::Sha256(hasher) => hasher.update(bytes),
-            Self::Sha512(hasher) => hasher.update(bytes),
-        }
-    }
-
-    fn finish(self) -> String {
-        use sha2::Digest;
-        match self {
-            Self::Sha256(hasher) => hex::encode(hasher.finalize()),
-            Self::Sha512(hasher) => hex::encode(hasher.finalize()),
-        }
+        let algo = HashAlgo::parse(algorithm)
+            .ok_or_else(|| format!("checksum.algorithm {algorithm:?} is not supported (SHA-224/256/384/512 are)."))?;
+        Ok(Self { algorithm: algorithm.to_owned(), algo, hash: hash.trim().to_owned() })
     }
 }
 

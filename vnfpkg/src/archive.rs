@@ -17,7 +17,7 @@ const CHUNK: usize = 64 * 1024;
 
 /// Hash algorithms SOL004 manifests and Tacker accept (Tacker: sha-224/256/384/512).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum HashAlgo {
+pub enum HashAlgo {
     Sha224,
     Sha256,
     Sha384,
@@ -26,7 +26,7 @@ pub(crate) enum HashAlgo {
 
 impl HashAlgo {
     /// Accepts `SHA-256`, `sha256`, `sha_256`, ... case-insensitively.
-    pub(crate) fn parse(name: &str) -> Option<Self> {
+    pub fn parse(name: &str) -> Option<Self> {
         let norm: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
         match norm.as_str() {
             "sha224" => Some(Self::Sha224),
@@ -38,7 +38,9 @@ impl HashAlgo {
     }
 }
 
-enum Hasher {
+/// A running digest of one of the [`HashAlgo`]s, hex when finished (also for checksums of
+/// packages fetched from elsewhere, e.g. an NFVO's `VnfPkgInfo.checksum`).
+pub enum Hasher {
     Sha224(sha2::Sha224),
     Sha256(sha2::Sha256),
     Sha384(sha2::Sha384),
@@ -46,7 +48,7 @@ enum Hasher {
 }
 
 impl Hasher {
-    fn new(algo: HashAlgo) -> Self {
+    pub fn new(algo: HashAlgo) -> Self {
         match algo {
             HashAlgo::Sha224 => Self::Sha224(sha2::Sha224::new()),
             HashAlgo::Sha256 => Self::Sha256(sha2::Sha256::new()),
@@ -55,7 +57,7 @@ impl Hasher {
         }
     }
 
-    fn update(&mut self, data: &[u8]) {
+    pub fn update(&mut self, data: &[u8]) {
         match self {
             Self::Sha224(h) => h.update(data),
             Self::Sha256(h) => h.update(data),
@@ -64,7 +66,7 @@ impl Hasher {
         }
     }
 
-    fn hex(self) -> String {
+    pub fn hex(self) -> String {
         match self {
             Self::Sha224(h) => hex::encode(h.finalize()),
             Self::Sha256(h) => hex::encode(h.finalize()),

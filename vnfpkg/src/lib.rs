@@ -33,7 +33,8 @@ pub use model::{
     PlacementRule, ScalingAspect, SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
 };
 
-use archive::{HashAlgo, Package};
+use archive::Package;
+pub use archive::{HashAlgo, Hasher};
 use loader::{Doc, is_uri, resolve};
 use meta::{ArtifactDecl, TOSCA_META};
 
