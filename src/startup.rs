@@ -17,7 +17,7 @@ use solgate_core::links::Links;
 use solgate_core::secrets::SecretBox;
 use solgate_db::Database;
 use solgate_drivers::LocalVim;
-use solgate_gateway::nfvo_notifications::NotificationCredentials;
+use solgate_gateway::settings::NotificationCredentials;
 use solgate_gateway::tls::ServerTls;
 use solgate_gateway::{AppState, Metrics, ReadinessProbe};
 use solgate_schemas::{Api, Registry};
@@ -281,7 +281,7 @@ impl Application {
         // package notifications come with external mode and credentials).
         let package_notifications = role != Role::Conductor && settings.nfvo.package_notifications;
         if package_notifications && let Some(nfvo) = &nfvo {
-            let callback_uri = format!("{public_endpoint}{}", solgate_gateway::nfvo_notifications::PATH);
+            let callback_uri = format!("{public_endpoint}{}", solgate_gateway::settings::NFVO_NOTIFICATIONS_PATH);
             tokio::spawn(solgate_conductor::nfvo::keep_package_subscription(nfvo.clone(), callback_uri, stop.clone()));
         }
         let readiness: Vec<Arc<dyn ReadinessProbe>> =
@@ -332,7 +332,7 @@ impl Application {
             listener,
             tls.clone(),
             &listener_settings,
-            solgate_gateway::tls::record_peer_names,
+            solgate_gateway::listener::record_peer_names,
         )?;
         let mutual = tls.as_ref().is_some_and(|tls| tls.mutual());
         tracing::info!(%address, %public_endpoint, ?role, mutual_tls = mutual, "solgate listening on {scheme}://{address}");

@@ -30,7 +30,7 @@ use solgate_sol013::ProblemDetails;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::sol013::request_id;
-use crate::tls::ServerTls;
+use crate::tls::{PeerNames, ServerTls};
 
 /// How the listener runs: what `serve` passes in from the settings.
 #[derive(Debug, Clone)]
@@ -262,6 +262,18 @@ where
         }
     };
     Ok(builder.run())
+}
+
+/// The connection hook for [`serve`]: over HTTPS, records the client certificate's names
+/// ([`PeerNames`]). The certificate has already been verified against `client_ca_file` by
+/// the handshake.
+pub fn record_peer_names(connection: &dyn Any, data: &mut Extensions) {
+    let Some(stream) = connection.downcast_ref::<ProblemIo<TlsStream<TcpStream>>>() else { return };
+    let (_, session) = stream.get_ref().get_ref();
+    let Some(leaf) = session.peer_certificates().and_then(|chain| chain.first()) else { return };
+    if let Ok(certificate) = webpki::EndEntityCert::try_from(leaf) {
+        data.insert(PeerNames(certificate.valid_dns_names().map(str::to_owned).collect()));
+    }
 }
 
 #[cfg(test)]

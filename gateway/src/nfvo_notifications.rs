@@ -24,27 +24,11 @@ use solgate_db::write_transaction;
 
 use crate::error::{ApiError, ApiResult, ErrorKind};
 use crate::route::resource;
+use crate::settings::NFVO_NOTIFICATIONS_PATH as PATH;
 use crate::sol013::JsonBody;
 use crate::state::AppState;
 use crate::vnfpkgm::vnf_packages::delete::{delete_row, remove_files, users};
 use crate::vnfpkgm::vnf_packages::modify::store_change;
-
-/// Where the NFVO sends its VNF package notifications (the subscription's `callbackUri` is
-/// `{public_endpoint}{PATH}`).
-pub const PATH: &str = "/nfvo/v1/package_notifications";
-
-/// The HTTP Basic credentials the NFVO's notifications must carry.
-#[derive(Clone)]
-pub struct NotificationCredentials {
-    pub user_name: String,
-    pub password: String,
-}
-
-impl std::fmt::Debug for NotificationCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NotificationCredentials").field("user_name", &self.user_name).finish_non_exhaustive()
-    }
-}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource(PATH).get(test_notification_endpoint).post(notify).finish());

@@ -62,3 +62,22 @@ impl Default for PagingSettings {
         }
     }
 }
+
+/// Where an external NFVO sends its VNF package notifications: the `callbackUri` of the
+/// subscription solgate makes is `{public_endpoint}` followed by this path. Outside `[auth]`
+/// (see [`NotificationCredentials`]).
+pub const NFVO_NOTIFICATIONS_PATH: &str = "/nfvo/v1/package_notifications";
+
+/// The HTTP Basic credentials the NFVO's notifications must carry (`[nfvo]
+/// notification_user_name` / `notification_password`).
+#[derive(Clone)]
+pub struct NotificationCredentials {
+    pub user_name: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for NotificationCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotificationCredentials").field("user_name", &self.user_name).finish_non_exhaustive()
+    }
+}

@@ -57,7 +57,7 @@ pub struct AppState {
     pub nfvo_package_wait: Option<std::time::Duration>,
     /// `[nfvo] package_notifications = true`: the credentials the NFVO's package
     /// notifications carry; `None` serves no notification endpoint.
-    pub nfvo_notifications: Option<crate::nfvo_notifications::NotificationCredentials>,
+    pub nfvo_notifications: Option<crate::settings::NotificationCredentials>,
 }
 
 impl AppState {

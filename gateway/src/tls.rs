@@ -154,18 +154,6 @@ fn expired(certificate: &CertificateDer<'_>, now: UnixTime, key: &'static str, p
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeerNames(pub Vec<String>);
 
-/// The listener's connection hook: over HTTPS, records the client certificate's names.
-/// The certificate has already been verified against `client_ca_file` by the handshake.
-pub fn record_peer_names(connection: &dyn std::any::Any, data: &mut actix_web::dev::Extensions) {
-    type Stream = crate::listener::ProblemIo<actix_tls::accept::rustls_0_23::TlsStream<actix_web::rt::net::TcpStream>>;
-    let Some(stream) = connection.downcast_ref::<Stream>() else { return };
-    let (_, session) = stream.get_ref().get_ref();
-    let Some(leaf) = session.peer_certificates().and_then(|chain| chain.first()) else { return };
-    if let Ok(certificate) = webpki::EndEntityCert::try_from(leaf) {
-        data.insert(PeerNames(certificate.valid_dns_names().map(str::to_owned).collect()));
-    }
-}
-
 /// The server certificate in use, swapped on reload.
 #[derive(Debug)]
 struct ReloadingCertificate(RwLock<Arc<CertifiedKey>>);

@@ -140,7 +140,8 @@ pub const TOKEN_KEY_PURPOSE: &str = "solgate access token signing v1";
 /// Paths that need no token: the token endpoint, the probes Kubernetes and Prometheus call
 /// without one, and the NFVO's package notifications (HTTP Basic with credentials of their
 /// own, checked by their handlers).
-const OPEN_PATHS: &[&str] = &[endpoint::PATH, "/healthz", "/readyz", "/metrics", crate::nfvo_notifications::PATH];
+const OPEN_PATHS: &[&str] =
+    &[endpoint::PATH, "/healthz", "/readyz", "/metrics", crate::settings::NFVO_NOTIFICATIONS_PATH];
 
 /// Verified tokens kept at most (then the cache starts over).
 const VERIFIED_CAPACITY: usize = 10_000;
