@@ -53,8 +53,8 @@ struct Row {
     /// The task resource under `vnf_instances/{id}/` (MODIFY_INFO is a PATCH of the
     /// instance itself).
     task_path: Option<&'static str>,
-    /// The key of the task in VnfInstance `_links` (SOL003 v3.3.1 has none for
-    /// change_vnfpkg).
+    /// The key of the task in VnfInstance `_links` (change_vnfpkg's first appears in
+    /// SOL003 V3.6.1; rendering leaves it out for earlier minors).
     link_name: Option<&'static str>,
 }
 
@@ -68,7 +68,7 @@ const ROWS: [Row; 10] = [
     Row { operation: ChangeFlavour, name: "CHANGE_FLAVOUR", request_schema: "ChangeVnfFlavourRequest", task_path: Some("change_flavour"), link_name: Some("changeFlavour") },
     Row { operation: Operate, name: "OPERATE", request_schema: "OperateVnfRequest", task_path: Some("operate"), link_name: Some("operate") },
     Row { operation: ChangeExtConn, name: "CHANGE_EXT_CONN", request_schema: "ChangeExtVnfConnectivityRequest", task_path: Some("change_ext_conn"), link_name: Some("changeExtConn") },
-    Row { operation: ChangeVnfpkg, name: "CHANGE_VNFPKG", request_schema: "ChangeCurrentVnfPkgRequest", task_path: Some("change_vnfpkg"), link_name: None },
+    Row { operation: ChangeVnfpkg, name: "CHANGE_VNFPKG", request_schema: "ChangeCurrentVnfPkgRequest", task_path: Some("change_vnfpkg"), link_name: Some("changeCurrentVnfPkg") },
     Row { operation: ModifyInfo, name: "MODIFY_INFO", request_schema: "VnfInfoModificationRequest", task_path: None, link_name: None },
 ];
 
@@ -495,7 +495,7 @@ impl Planner<'_> {
         }
         let ext = ExtConnectivity::from_params(params);
         let flavour_id = params["flavourId"].as_str().unwrap_or_default();
-        let deployment = plan::for_instantiation(vnfd, flavour_id, params["instantiationLevelId"].as_str(), &ext)?;
+        let deployment = plan::for_target_size(vnfd, flavour_id, params, &ext)?;
         self.record_ext(&ext);
         self.target["instantiationState"] = json!("INSTANTIATED");
         let mut info = json!({});
@@ -584,8 +584,7 @@ impl Planner<'_> {
         if flavour_id == self.flavour_id() {
             return Err(CoreError::BadRequest(format!("The VNF instance already has flavour {flavour_id}.")));
         }
-        let level = self.params["instantiationLevelId"].as_str();
-        let deployment = plan::for_instantiation(vnfd, flavour_id, level, &recorded_ext(self.instance))?;
+        let deployment = plan::for_target_size(vnfd, flavour_id, self.params, &recorded_ext(self.instance))?;
         Ok(self.realize(deployment))
     }
 

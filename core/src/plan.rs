@@ -93,6 +93,41 @@ impl ExtConnectivity {
     }
 }
 
+/// The target size of an instantiation or flavour change: an instantiation level, or
+/// (SOL003 V4.3.1 on) a scale level per aspect, `targetScaleLevelInfo`; never both (NOTE 2
+/// of InstantiateVnfRequest and ChangeVnfFlavourRequest).
+pub fn for_target_size(
+    vnfd: &Vnfd,
+    flavour_id: &str,
+    params: &Value,
+    ext: &ExtConnectivity,
+) -> Result<DeploymentPlan, PlanError> {
+    let level_id = params["instantiationLevelId"].as_str();
+    let Some(targets) = params.get("targetScaleLevelInfo") else {
+        return for_instantiation(vnfd, flavour_id, level_id, ext);
+    };
+    if level_id.is_some() {
+        return Err(PlanError::Invalid(
+            "instantiationLevelId and targetScaleLevelInfo are mutually exclusive; send one of them.".into(),
+        ));
+    }
+    let flavour = flavour(vnfd, flavour_id)?;
+    // Aspects the request does not name stay at the default instantiation level's scale level.
+    let mut levels = initial_levels(flavour, None)?;
+    for entry in targets.as_array().into_iter().flatten() {
+        let aspect = entry["aspectId"].as_str().unwrap_or_default();
+        let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
+        let level = entry["scaleLevel"].as_i64().unwrap_or(-1);
+        if level < 0 || level > i64::from(max) {
+            return Err(PlanError::LevelOutOfRange { aspect: aspect.to_owned(), level, max });
+        }
+        levels.insert(aspect.to_owned(), u32::try_from(level).unwrap_or(0));
+    }
+    let counts =
+        flavour.vdu_instances_at(&levels).ok_or_else(|| PlanError::Invalid("scale levels outside the VNFD".into()))?;
+    plan(flavour, counts, levels, ext)
+}
+
 /// The plan of an instantiation (InstantiateVnfRequest: flavourId, instantiationLevelId).
 pub fn for_instantiation(
     vnfd: &Vnfd,

@@ -148,6 +148,19 @@ impl Dictionary {
         self.try_render(resource, stored).unwrap_or_else(|| stored.clone())
     }
 
+    /// The members of `body` that `newer` (a later minor of the same major) defines for `name`
+    /// and this version does not, as JSON pointers: what a client sent from a minor it did not
+    /// negotiate. Free-form content (KeyValuePairs) and members no version defines are not
+    /// reported. Empty when either dictionary lacks `name`.
+    pub fn members_only_in(&self, newer: &Dictionary, name: &str, body: &Value) -> Vec<String> {
+        let (Some(here), Some(there)) = (self.try_render(name, body), newer.try_render(name, body)) else {
+            return Vec::new();
+        };
+        let mut pointers = Vec::new();
+        render::missing_members(&there, &here, &mut String::new(), &mut pointers);
+        pointers
+    }
+
     /// Like [`Dictionary::render`], `None` when the dictionary holds no schema for `resource`.
     pub fn try_render(&self, resource: &str, stored: &Value) -> Option<Value> {
         let entry = self.entries.get(resource)?;

@@ -218,6 +218,12 @@ impl Registry {
         self.supported(api, major).last()
     }
 
+    /// The newest version of a major built into this release, retired or not: the shape in
+    /// which its resources are stored (every older minor's is a subset).
+    pub fn stored_shape(&self, api: Api, major: u64) -> Option<&VersionEntry> {
+        self.versions.get(&(api, major)).and_then(|list| list.last())
+    }
+
     /// The served version of an API equal to `id`, in any major.
     pub fn find(&self, api: Api, id: ApiVersionId) -> Option<&VersionEntry> {
         self.supported(api, id.major).find(|entry| entry.version == id)

@@ -108,6 +108,35 @@ fn render_at(schema: &Value, defs: &Map<String, Value>, value: &Value, depth: us
     }
 }
 
+/// Collects, as JSON pointers under `path`, the members present in `wider` and absent from
+/// `narrower` (two renderings of one value, so arrays line up index by index).
+pub(crate) fn missing_members(wider: &Value, narrower: &Value, path: &mut String, out: &mut Vec<String>) {
+    match (wider, narrower) {
+        (Value::Object(wide), Value::Object(narrow)) => {
+            for (key, value) in wide {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                match narrow.get(key) {
+                    Some(other) => missing_members(value, other, path, out),
+                    None => out.push(path.clone()),
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::Array(wide), Value::Array(narrow)) => {
+            for (index, (value, other)) in wide.iter().zip(narrow).enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&index.to_string());
+                missing_members(value, other, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -162,6 +191,15 @@ mod tests {
                 "either": {"a": "1", "b": "2"}
             })
         );
+    }
+
+    #[test]
+    fn members_a_narrower_rendering_lacks_are_named_by_pointer() {
+        let wider = json!({"a": 1, "list": [{"x": 1, "y": 2}], "m": {"k/~": {"z": 1}}});
+        let narrower = json!({"list": [{"x": 1}], "m": {}});
+        let mut out = Vec::new();
+        missing_members(&wider, &narrower, &mut String::new(), &mut out);
+        assert_eq!(out, vec!["/a", "/list/0/y", "/m/k~1~0"]);
     }
 
     #[test]

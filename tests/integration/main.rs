@@ -16,6 +16,7 @@ mod nfvo;
 mod nfvo_notifications;
 mod notifications;
 mod pkgm_subscriptions;
+mod releases;
 mod scale_out;
 mod secrets_at_rest;
 mod sol013_layer;

@@ -300,7 +300,10 @@ fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>,
         // Every version of this scope is retired.
         return Err(Box::new((ApiError::not_acceptable("No version of this API is supported any more."), None)));
     };
-    Ok(Some(Negotiated { api: scope.api, major: entry.major(), scope_kind: scope.kind, entry }))
+    let stored_shape = registry
+        .stored_shape(scope.api, entry.major())
+        .map_or_else(|| entry.dictionary.clone(), |newest| newest.dictionary.clone());
+    Ok(Some(Negotiated { api: scope.api, major: entry.major(), scope_kind: scope.kind, entry, stored_shape }))
 }
 
 fn newest_in(state: &AppState, scope: RequestScope) -> Option<VersionEntry> {

@@ -4,7 +4,9 @@ use std::future::{Ready, ready};
 
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
-use solgate_schemas::{Api, VersionEntry};
+use std::sync::Arc;
+
+use solgate_schemas::{Api, Dictionary, VersionEntry};
 
 use super::scope::ScopeKind;
 use crate::error::ApiError;
@@ -15,6 +17,9 @@ pub struct Negotiated {
     pub major: u64,
     pub scope_kind: ScopeKind,
     pub entry: VersionEntry,
+    /// The newest minor of the major, in whose shape resources are stored: what tells a
+    /// member of a later minor from one no version defines.
+    pub stored_shape: Arc<Dictionary>,
 }
 
 impl Negotiated {

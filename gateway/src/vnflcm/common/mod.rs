@@ -27,7 +27,24 @@ pub fn db_error(error: DbError) -> ApiError {
 }
 
 /// Validates a request body against the negotiated version's schema (400 naming the
-/// failing JSON pointers and rules).
+/// failing JSON pointers and rules). A member that only a later minor of the major defines
+/// is refused too, naming it: accepting it would store what the client's version cannot
+/// show, and the client would believe it was honoured.
 pub fn validate(negotiated: &Negotiated, schema: &str, body: &serde_json::Value) -> Result<(), ApiError> {
-    negotiated.entry.dictionary.validate(schema, body).map_err(|failures| ApiError::bad_request(failures.to_string()))
+    let dictionary = &negotiated.entry.dictionary;
+    dictionary.validate(schema, body).map_err(|failures| ApiError::bad_request(failures.to_string()))?;
+    if std::sync::Arc::ptr_eq(dictionary, &negotiated.stored_shape) {
+        return Ok(());
+    }
+    let later = dictionary.members_only_in(&negotiated.stored_shape, schema, body);
+    if later.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "{} {} not defined in version {}; a later version of the API defines {}.",
+        later.iter().map(|pointer| format!("'{pointer}'")).collect::<Vec<_>>().join(", "),
+        if later.len() == 1 { "is" } else { "are" },
+        negotiated.version(),
+        if later.len() == 1 { "it" } else { "them" },
+    )))
 }

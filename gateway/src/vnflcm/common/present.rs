@@ -20,9 +20,21 @@ pub fn render(negotiated: &Negotiated, resource: &str, stored: &Value, links: Va
     };
     crate::common::scrub::scrub(&mut rendered);
     if let Value::Object(map) = &mut rendered {
-        map.insert("_links".to_owned(), links);
+        map.insert("_links".to_owned(), links_for_version(negotiated, resource, links));
     }
     rendered
+}
+
+/// `_links` as the negotiated minor defines them: a link a later minor added (e.g.
+/// `changeCurrentVnfPkg`, SOL003 V3.6.1) is left out for an earlier one.
+fn links_for_version(negotiated: &Negotiated, resource: &str, links: Value) -> Value {
+    let wrapped = json!({ "_links": links });
+    match negotiated.entry.dictionary.try_render(resource, &wrapped) {
+        Some(Value::Object(mut rendered)) if rendered.contains_key("_links") => {
+            rendered.shift_remove("_links").unwrap_or_default()
+        }
+        _ => wrapped["_links"].clone(),
+    }
 }
 
 /// VnfInstance `_links`: the tasks its state allows.
