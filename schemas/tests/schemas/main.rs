@@ -4,6 +4,7 @@
 
 mod acceptance;
 mod etsi_bundle;
+mod etsi_v3_7_1;
 mod golden;
 mod safety;
 mod support;
