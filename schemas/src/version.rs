@@ -90,7 +90,7 @@ mod tests {
         assert!(v("2.10.0") > v("2.3.0"));
         assert!(v("2.12.0") > v("2.10.0"));
         assert!(v("2.2.0") < v("2.10.0"));
-        let mut sorted = vec![v("2.12.0"), v("2.3.0"), v("2.10.0"), v("2.1.0")];
+        let mut sorted = [v("2.12.0"), v("2.3.0"), v("2.10.0"), v("2.1.0")];
         sorted.sort();
         assert_eq!(sorted.iter().map(ToString::to_string).collect::<Vec<_>>(), ["2.1.0", "2.3.0", "2.10.0", "2.12.0"]);
     }
