@@ -48,9 +48,39 @@ pub(crate) const PUBLISHED: &[Published] = &[
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 1, 0),
-        // SOL003 V3.5.1, whose subscriptions use SOL013 V3.5.1 authentication (see the delta).
+        // SOL003 V3.5.1: VNF LCM API 2.1.0 (etsi-mano-model 3.5.1 mano-versions.json, "vnflcm" 2.1.0;
+        // shared/etsi/README.md).
         etsi_document: "ETSI GS NFV-SOL 003 V3.5.1",
         source: Source::Delta(include_str!("../data/vnflcm/2.1.0.delta.json")),
+    },
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(2, 2, 0),
+        // SOL003 V3.6.1: VNF LCM API 2.2.0 (etsi-mano-model 3.6.1 mano-versions.json; shared/etsi/README.md).
+        etsi_document: "ETSI GS NFV-SOL 003 V3.6.1",
+        source: Source::Delta(include_str!("../data/vnflcm/2.2.0.delta.json")),
+    },
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(2, 3, 0),
+        // SOL003 V3.7.1: VNF LCM API 2.3.0 (info.version of ETSI's V3.7.1 OpenAPI in shared/etsi/sol003-v3.7.1).
+        etsi_document: "ETSI GS NFV-SOL 003 V3.7.1",
+        source: Source::Delta(include_str!("../data/vnflcm/2.3.0.delta.json")),
+    },
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(2, 10, 0),
+        // SOL003 V4.3.1: VNF LCM API 2.10.0 (etsi-mano-model 4.3.1 mano-versions.json; shared/etsi/README.md).
+        // Release 4 numbers its minors past the Release 3 ones; 2.4.0-2.9.0 belong to editions not served.
+        etsi_document: "ETSI GS NFV-SOL 003 V4.3.1",
+        source: Source::Delta(include_str!("../data/vnflcm/2.10.0.delta.json")),
+    },
+    Published {
+        api: Api::Vnflcm,
+        version: ApiVersionId::new(2, 12, 0),
+        // SOL003 V4.5.1: VNF LCM API 2.12.0 (etsi-mano-model 4.5.1 mano-versions.json; shared/etsi/README.md).
+        etsi_document: "ETSI GS NFV-SOL 003 V4.5.1",
+        source: Source::Delta(include_str!("../data/vnflcm/2.12.0.delta.json")),
     },
     Published {
         api: Api::Vnfpkgm,

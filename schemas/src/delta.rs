@@ -44,6 +44,11 @@ pub enum DeltaOp {
     RelaxRequired { target: String, name: String, source: String },
     /// Removes a limiting keyword (maxLength, minimum, pattern, ...).
     RelaxKeyword { target: String, keyword: String, source: String },
+    /// Adds a branch to an existing `anyOf` or `oneOf` list. For `anyOf` this only relaxes. For
+    /// `oneOf` the branch must be `{"required": [...]}` naming attributes the target defines
+    /// (typically added by the same delta): a body of the base version that did not carry them
+    /// stays valid, the same compatibility `add_property` gives.
+    AddAlternative { target: String, keyword: String, schema: Value, source: String },
     /// Adds a new named type; `export` also adds it to the dictionary (a new request or resource).
     AddType {
         name: String,
@@ -81,6 +86,7 @@ impl DeltaOp {
             | DeltaOp::AddEnumValue { source, .. }
             | DeltaOp::RelaxRequired { source, .. }
             | DeltaOp::RelaxKeyword { source, .. }
+            | DeltaOp::AddAlternative { source, .. }
             | DeltaOp::AddType { source, .. }
             | DeltaOp::RemoveProperty { source, .. }
             | DeltaOp::Replace { source, .. } => source,
@@ -131,6 +137,7 @@ fn op_name(op: &DeltaOp) -> &'static str {
         DeltaOp::AddEnumValue { .. } => "add_enum_value",
         DeltaOp::RelaxRequired { .. } => "relax_required",
         DeltaOp::RelaxKeyword { .. } => "relax_keyword",
+        DeltaOp::AddAlternative { .. } => "add_alternative",
         DeltaOp::AddType { .. } => "add_type",
         DeltaOp::RemoveProperty { .. } => "remove_property",
         DeltaOp::Replace { .. } => "replace",
@@ -184,6 +191,35 @@ fn apply_op(doc: &mut VersionDocument, op: &DeltaOp) -> Result<(), String> {
             if object.remove(keyword).is_none() {
                 return Err(format!("{target} has no {keyword}"));
             }
+        }
+        DeltaOp::AddAlternative { target, keyword, schema, .. } => {
+            if keyword != "anyOf" && keyword != "oneOf" {
+                return Err(format!("{keyword} is not anyOf or oneOf"));
+            }
+            let object = object_at(doc, target)?;
+            if keyword == "oneOf" {
+                let names = schema
+                    .as_object()
+                    .filter(|branch| branch.len() == 1)
+                    .and_then(|branch| branch.get("required"))
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| "a oneOf branch must be {\"required\": [...]}".to_owned())?;
+                let defined = object.get("properties").and_then(Value::as_object);
+                for name in names {
+                    let known = name.as_str().is_some_and(|n| defined.is_some_and(|p| p.contains_key(n)));
+                    if !known {
+                        return Err(format!("{target} does not define {name}, which the branch requires"));
+                    }
+                }
+            }
+            let branches = object
+                .get_mut(keyword)
+                .and_then(Value::as_array_mut)
+                .ok_or_else(|| format!("{target} has no {keyword}"))?;
+            if branches.contains(schema) {
+                return Err(format!("{target} already has this {keyword} branch"));
+            }
+            branches.push(schema.clone());
         }
         DeltaOp::AddType { name, schema, export, .. } => {
             if doc.defs.contains_key(name) {
@@ -295,6 +331,28 @@ mod tests {
         assert_eq!(next.dictionary, ["Req", "NewReq"]);
         // The base is untouched: published versions cannot change through a later delta.
         assert_eq!(base.defs["Req"]["properties"]["mode"]["enum"], json!(["A", "B"]));
+    }
+
+    #[test]
+    fn alternatives_extend_an_existing_any_of_or_one_of() {
+        let mut base = base();
+        base.defs["Req"]["oneOf"] = json!([{"required": ["mode"]}]);
+        base.defs["Req"]["properties"]["alt"] = json!({"type": "string"});
+        let op = |keyword: &str, branch: Value| json!([{"op": "add_alternative", "target": "/$defs/Req", "keyword": keyword, "schema": branch, "source": "x"}]);
+        let next = delta(&op("oneOf", json!({"required": ["alt"]})), false).apply(&base).unwrap();
+        assert_eq!(next.defs["Req"]["oneOf"], json!([{"required": ["mode"]}, {"required": ["alt"]}]));
+        // A oneOf branch may only require attributes the type defines, and only once.
+        let err = delta(&op("oneOf", json!({"required": ["nope"]})), false).apply(&base).unwrap_err();
+        assert!(err.contains("does not define \"nope\""), "{err}");
+        let err = delta(&op("oneOf", json!({"required": ["mode"]})), false).apply(&base).unwrap_err();
+        assert!(err.contains("already has this oneOf branch"), "{err}");
+        let err = delta(&op("oneOf", json!({"not": {}})), false).apply(&base).unwrap_err();
+        assert!(err.contains("must be {\"required\""), "{err}");
+        // anyOf must exist already; allOf is not a relaxation.
+        let err = delta(&op("anyOf", json!({"required": ["alt"]})), false).apply(&base).unwrap_err();
+        assert!(err.contains("has no anyOf"), "{err}");
+        let err = delta(&op("allOf", json!({})), false).apply(&base).unwrap_err();
+        assert!(err.contains("is not anyOf or oneOf"), "{err}");
     }
 
     #[test]

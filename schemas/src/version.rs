@@ -85,6 +85,17 @@ mod tests {
     }
 
     #[test]
+    fn minors_order_numerically() {
+        let v = |s: &str| s.parse::<ApiVersionId>().unwrap();
+        assert!(v("2.10.0") > v("2.3.0"));
+        assert!(v("2.12.0") > v("2.10.0"));
+        assert!(v("2.2.0") < v("2.10.0"));
+        let mut sorted = [v("2.12.0"), v("2.3.0"), v("2.10.0"), v("2.1.0")];
+        sorted.sort();
+        assert_eq!(sorted.iter().map(ToString::to_string).collect::<Vec<_>>(), ["2.1.0", "2.3.0", "2.10.0", "2.12.0"]);
+    }
+
+    #[test]
     fn rejects_malformed_versions_with_tacker_detail() {
         for (input, shown) in [
             ("abc", "abc"),

@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "test helpers fail loudly")]
 
 mod acceptance;
+mod compatibility;
 mod etsi_bundle;
+mod etsi_v3_7_1;
 mod golden;
 mod safety;
 mod support;
