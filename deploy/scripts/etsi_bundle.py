@@ -6,9 +6,13 @@
 ETSI's sources spread one API over several files joined by relative `$ref`s; fuzzers and
 validators want one document. Named schemas (`…#/definitions/X`, `…#/components/schemas/X`)
 become `#/components/schemas/X`; every other reference (parameters, responses, request
-bodies, endpoints) is inlined. The errata solgate keeps for the YAML (the published document
-wins where the YAML is wrong, see the errata file) replace the named types they correct, so
-that the check holds solgate to the document rather than to the YAML's known bugs.
+bodies, endpoints) is inlined. The errata named with --apply (entries of solgate's errata file
+where the YAML contradicts the published document, which wins) put the document's shape at
+their pointer, so that the check holds solgate to the document rather than to the YAML's
+known bugs; the other errata are left out, so ETSI's YAML decides. Responses
+whose declaration contradicts their own description are corrected as the text says (a body
+that "shall be empty", lists that "shall contain in an array", error bodies that SOL013 types
+as application/problem+json); the log counts each kind.
 """
 
 import argparse
@@ -98,7 +102,41 @@ def retarget(node):
     return node
 
 
-def bundle(root, errata_path=None, server=None):
+def correct_responses(document):
+    """Where the YAML's response declarations contradict their own text (and SOL013), follow
+    the text. Returns what was corrected, for the log."""
+    corrected = []
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for code, response in operation["responses"].items():
+                where = f"{method.upper()} {path} {code}"
+                text = response.get("description", "")
+                content = response.get("content")
+                # "The response body shall be empty", yet a JSON body is declared (e.g. the
+                # 202 of PATCH of an individual VNF instance).
+                if "body shall be empty" in text and content:
+                    del response["content"]
+                    corrected.append(f"{where}: empty body")
+                    continue
+                if not isinstance(content, dict):
+                    continue
+                # "shall contain in an array the representations", yet one object is declared
+                # (the subscription and occurrence lists).
+                json_body = content.get("application/json")
+                if "in an array" in text and json_body and json_body.get("schema", {}).get("type") != "array":
+                    json_body["schema"] = {"type": "array", "items": json_body["schema"]}
+                    corrected.append(f"{where}: array")
+                # SOL013 clause 6.4: errors are application/problem+json; the YAML says
+                # application/json.
+                if str(code)[0] in "45" and "application/json" in content and "application/problem+json" not in content:
+                    content["application/problem+json"] = content.pop("application/json")
+                    corrected.append(f"{where}: problem+json")
+    return corrected
+
+
+def bundle(root, errata_path=None, apply=(), server=None):
     bundler = Bundler()
     document = bundler.load(root)
     out = {key: bundler.resolve(value, os.path.abspath(root)) for key, value in document.items() if key != "components"}
@@ -109,17 +147,29 @@ def bundle(root, errata_path=None, server=None):
     components["schemas"] = bundler.schemas
     out["components"] = components
     applied = []
-    if errata_path and os.path.exists(errata_path):
+    if errata_path:
         with open(errata_path, encoding="utf-8") as handle:
             errata = json.load(handle)
         for entry in errata.get("errata", []):
-            name, replacement = entry.get("type"), entry.get("replace")
-            if name in bundler.schemas and isinstance(replacement, dict):
-                bundler.schemas[name] = retarget(copy.deepcopy(replacement))
-                applied.append(entry.get("id", name))
+            if entry.get("id") not in apply or entry.get("type") not in bundler.schemas:
+                continue
+            # The erratum's "ours" replaces what the YAML has at its pointer (absent: removed).
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in entry["pointer"].strip("/").split("/")]
+            parent = bundler.schemas[entry["type"]]
+            for part in parts[:-1]:
+                parent = parent.setdefault(part, {})
+            if entry.get("ours") is None:
+                parent.pop(parts[-1], None)
+            else:
+                parent[parts[-1]] = retarget(copy.deepcopy(entry["ours"]))
+            applied.append(entry["id"])
+        missing = sorted(set(apply) - set(applied))
+        if missing:
+            raise SystemExit(f"errata {', '.join(missing)} not found in {errata_path}")
+    corrected = correct_responses(out)
     if server:
         out["servers"] = [{"url": server}]
-    return out, applied
+    return out, applied, corrected
 
 
 def main():
@@ -127,13 +177,19 @@ def main():
     parser.add_argument("root")
     parser.add_argument("out")
     parser.add_argument("--errata")
+    parser.add_argument("--apply", default="", help="comma-separated errata ids to apply")
     parser.add_argument("--server")
     args = parser.parse_args()
-    document, applied = bundle(args.root, args.errata, args.server)
+    document, applied, corrected = bundle(args.root, args.errata, [i for i in args.apply.split(",") if i], args.server)
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(document, handle)
+    kinds = {}
+    for entry in corrected:
+        kind = entry.rsplit(": ", 1)[1]
+        kinds[kind] = kinds.get(kind, 0) + 1
     print(f"bundled {len(document['paths'])} paths, {len(document['components']['schemas'])} schemas; "
-          f"errata applied: {', '.join(applied) or 'none'}", file=sys.stderr)
+          f"errata applied: {', '.join(applied) or 'none'}; responses corrected: "
+          f"{', '.join(f'{n} {kind}' for kind, n in sorted(kinds.items())) or 'none'}", file=sys.stderr)
 
 
 if __name__ == "__main__":
