@@ -268,6 +268,20 @@ impl Worker {
         // A subscriber gets the shape of its version: fields it does not define are left out.
         let body = entry.dictionary.render(&row.notification_type, &row.body);
         let version = entry.version_string();
+        // Leaving out members is not always enough: a value a later minor added (the
+        // SELECT_DEPL_MODS operation type of 2.12.0, say) cannot be shown to an earlier
+        // minor's subscriber at all. Such a notification is not sent; the row says why.
+        let older = ctx
+            .registry
+            .stored_shape(subscription.api, subscription.major)
+            .is_some_and(|newest| newest.version != entry.version);
+        if older
+            && entry.dictionary.has(&row.notification_type)
+            && let Err(failures) = entry.dictionary.validate(&row.notification_type, &body)
+        {
+            let reason = format!("not sent: version {version} of the subscription cannot represent it ({failures})");
+            return self.failed(row, &reason, true).await;
+        }
         let timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
         match ctx
             .callbacks

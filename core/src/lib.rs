@@ -4,6 +4,7 @@
 //! work messages through this crate.
 
 pub mod callbacks;
+pub mod certificates;
 pub mod convert;
 pub mod egress;
 pub mod instance;

@@ -191,6 +191,11 @@ impl LcmOperation {
             }
         };
         plan.check_vim(vim_types)?;
+        let mut plan = plan;
+        if let Some(data) = params.get("certificateConfigurationData") {
+            let info = crate::certificates::certificate_info(data, instance.get("certificateInfo"));
+            plan.target["certificateInfo"] = info;
+        }
         Ok(plan)
     }
 }

@@ -176,3 +176,29 @@ async fn release_3_minors_can_be_deprecated_as_the_others() {
         assert_eq!(reply.header("Deprecation").is_some(), deprecated, "{version}");
     }
 }
+
+#[tokio::test]
+async fn certificate_configuration_is_kept_and_shown_from_2_12_0() {
+    let app = TestApp::spawn().await;
+    let vnfd_id = install_sample_package(&app);
+    let data = json!({"securityPolicy": [{"id": "policy-1", "maxValidityPeriod": 90, "minimumKeyLength": 3072}],
+        "overridingCertificateProfile": [{"id": "profile-1", "issuer": "CN=operator-ca"}],
+        "cmfData": {"endPoint": {"ipAddress": "192.0.2.10", "link": {"href": "https://cmf.example/.well-known/est"}},
+            "supportedProtocol": ["EST"]}});
+    let body = json!({"vnfdId": vnfd_id, "certificateConfigurationData": data});
+    // Under 2.10.0 the member is a later minor's: refused, naming it.
+    let reply = at(&app, "2.10.0", Method::POST, "/vnflcm/v2/vnf_instances", Some(body.clone())).await;
+    assert!(reply.problem(400).starts_with("'/certificateConfigurationData' is not defined"), "{}", reply.text);
+    let reply = at(&app, "2.12.0", Method::POST, "/vnflcm/v2/vnf_instances", Some(body)).await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    let created = reply.json();
+    let configuration = &created["certificateInfo"]["certificateConfigurationInfo"];
+    assert_eq!(configuration["securityPolicy"], data["securityPolicy"], "{created}");
+    assert_eq!(configuration["certificateBaseProfile"]["issuer"], "CN=operator-ca", "{created}");
+    assert_eq!(configuration["cmfInfo"]["supportedProtocols"], json!(["EST"]), "{created}");
+    assert!(created["certificateInfo"].get("certificateContents").is_none(), "no certificate is faked: {created}");
+    // An earlier minor does not show it.
+    let id = created["id"].as_str().unwrap();
+    let older = at(&app, "2.10.0", Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"), None).await.json();
+    assert!(older.get("certificateInfo").is_none(), "{older}");
+}

@@ -4,7 +4,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Map, Value, json};
 use solgate_core::notify::{self, Event};
-use solgate_core::{now, vnfd, without_private};
+use solgate_core::{certificates, now, vnfd, without_private};
 use solgate_db::repo::lcm::{self, InstanceRecord, RawDocument, columns};
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
@@ -76,6 +76,9 @@ pub async fn create(
                     document.insert("vnfConfigurableProperties".into(), properties.clone());
                 }
                 document.insert("instantiationState".into(), json!("NOT_INSTANTIATED"));
+                if let Some(data) = body.get("certificateConfigurationData") {
+                    document.insert("certificateInfo".into(), certificates::certificate_info(data, None));
+                }
                 if let Some(metadata) = body.get("metadata").filter(|value| value.is_object()) {
                     document.insert("metadata".into(), metadata.clone());
                 }

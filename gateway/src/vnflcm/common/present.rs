@@ -37,6 +37,25 @@ fn links_for_version(negotiated: &Negotiated, resource: &str, links: Value) -> V
     }
 }
 
+/// The operation types the negotiated minor defines, when it lacks some the stored shape
+/// has (e.g. SELECT_DEPL_MODS, a 2.12.0 value); `None` when it knows them all.
+pub fn operation_types(negotiated: &Negotiated) -> Option<Vec<Value>> {
+    let values = |dictionary: &solgate_schemas::Dictionary| {
+        dictionary
+            .schema("VnfLcmOpOcc")
+            .and_then(|schema| schema["$defs"]["LcmOperationType"]["enum"].as_array().cloned())
+    };
+    let known = values(&negotiated.entry.dictionary)?;
+    let all = values(&negotiated.stored_shape)?;
+    (known.len() < all.len()).then_some(known)
+}
+
+/// Whether an occurrence can be shown under the negotiated minor: a client of an earlier
+/// minor is never sent an operation type its version cannot parse.
+pub fn operation_shown(known: Option<&[Value]>, op: &Value) -> bool {
+    known.is_none_or(|known| known.contains(&op["operation"]))
+}
+
 /// VnfInstance `_links`: the tasks its state allows.
 pub fn instance_links(links: &Links, major: u64, instance: &Value) -> Value {
     let id = instance["id"].as_str().unwrap_or_default();
