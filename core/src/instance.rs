@@ -20,6 +20,8 @@ pub fn inventory_of(instance: &Value) -> Inventory {
         virtual_storages: serde_json::from_value(list("virtualStorageResourceInfo")).unwrap_or_default(),
         vim_state: instance[PRIVATE_KEY]["vimState"].clone(),
         vnf_state: info["vnfState"].as_str().unwrap_or("STARTED").to_owned(),
+        mcio_info: serde_json::from_value(list("mcioInfo")).unwrap_or_default(),
+        virtual_cp_info: serde_json::from_value(list("virtualCpInfo")).unwrap_or_default(),
     }
 }
 
@@ -101,7 +103,14 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
         serde_json::to_value(&inventory.virtual_storages).unwrap_or_default(),
     );
     info.insert("vnfcInfo".into(), json!(vnfc_info));
-    for keep in ["localizationLanguage", "metadata"] {
+    // SOL003 V4.3.1 (VNF LCM 2.10.0): what the CISM reports, only where the VIM is one.
+    if !inventory.virtual_cp_info.is_empty() {
+        info.insert("virtualCpInfo".into(), json!(inventory.virtual_cp_info));
+    }
+    if !inventory.mcio_info.is_empty() {
+        info.insert("mcioInfo".into(), json!(inventory.mcio_info));
+    }
+    for keep in ["localizationLanguage", "metadata", "selectedDeployableModule"] {
         if let Some(value) = previous.get(keep) {
             info.insert(keep.into(), value.clone());
         }
@@ -281,7 +290,9 @@ fn link_vnfc_cps_to_ext_cps(vnfc_resources: &mut Value, ext_cp_info: &[Value]) {
         .filter_map(|ext_cp| ext_cp["associatedVnfcCpId"].as_str().map(|vnfc_cp| (vnfc_cp, &ext_cp["id"])))
         .collect();
     for vnfc in vnfc_resources.as_array_mut().into_iter().flatten() {
-        for cp in vnfc["vnfcCpInfo"].as_array_mut().into_iter().flatten() {
+        // `get_mut`, not indexing: indexing would add `"vnfcCpInfo": null` to a VNFC
+        // without CPs (a Kubernetes pod).
+        for cp in vnfc.get_mut("vnfcCpInfo").and_then(Value::as_array_mut).into_iter().flatten() {
             if let Some(ext_cp_id) = cp["id"].as_str().and_then(|id| by_vnfc_cp.get(id)) {
                 cp["vnfExtCpId"] = (*ext_cp_id).clone();
             }

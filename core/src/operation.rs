@@ -31,6 +31,7 @@ pub enum LcmOperation {
     ChangeExtConn,
     ChangeVnfpkg,
     ModifyInfo,
+    SelectDeplMods,
 }
 
 /// The instance state an operation needs (SOL003 preconditions; 409 otherwise).
@@ -59,7 +60,7 @@ struct Row {
 }
 
 #[rustfmt::skip]
-const ROWS: [Row; 10] = [
+const ROWS: [Row; 11] = [
     Row { operation: Instantiate, name: "INSTANTIATE", request_schema: "InstantiateVnfRequest", task_path: Some("instantiate"), link_name: Some("instantiate") },
     Row { operation: Terminate, name: "TERMINATE", request_schema: "TerminateVnfRequest", task_path: Some("terminate"), link_name: Some("terminate") },
     Row { operation: Scale, name: "SCALE", request_schema: "ScaleVnfRequest", task_path: Some("scale"), link_name: Some("scale") },
@@ -70,11 +71,14 @@ const ROWS: [Row; 10] = [
     Row { operation: ChangeExtConn, name: "CHANGE_EXT_CONN", request_schema: "ChangeExtVnfConnectivityRequest", task_path: Some("change_ext_conn"), link_name: Some("changeExtConn") },
     Row { operation: ChangeVnfpkg, name: "CHANGE_VNFPKG", request_schema: "ChangeCurrentVnfPkgRequest", task_path: Some("change_vnfpkg"), link_name: Some("changeCurrentVnfPkg") },
     Row { operation: ModifyInfo, name: "MODIFY_INFO", request_schema: "VnfInfoModificationRequest", task_path: None, link_name: None },
+    // SOL003 V4.5.1 clause 5.4.x (VNF LCM 2.12.0). Its `_links` key is left to the minors
+    // that define it.
+    Row { operation: SelectDeplMods, name: "SELECT_DEPL_MODS", request_schema: "SelectVnfDeployableModulesRequest", task_path: Some("select_depl_mods"), link_name: None },
 ];
 
 impl LcmOperation {
-    pub const ALL: [LcmOperation; 10] = {
-        let mut all = [Instantiate; 10];
+    pub const ALL: [LcmOperation; 11] = {
+        let mut all = [Instantiate; 11];
         let mut index = 0;
         while index < ROWS.len() {
             all[index] = ROWS[index].operation;
@@ -114,7 +118,16 @@ impl LcmOperation {
 
     /// Whether the API major has the operation (SOL003 v2.6.1 has no change_vnfpkg).
     pub fn in_major(self, major: u64) -> bool {
-        !(self == ChangeVnfpkg && major < 2)
+        !(matches!(self, ChangeVnfpkg | SelectDeplMods) && major < 2)
+    }
+
+    /// The first API version of its major that has the operation, when a later minor
+    /// added it: select_depl_mods came with SOL003 V4.5.1, VNF LCM 2.12.0.
+    pub fn since(self) -> Option<solgate_schemas::ApiVersionId> {
+        match self {
+            SelectDeplMods => Some(solgate_schemas::ApiVersionId::new(2, 12, 0)),
+            _ => None,
+        }
     }
 
     pub fn precondition(self) -> Precondition {
@@ -145,7 +158,9 @@ impl LcmOperation {
     /// supports the same set).
     pub fn rollback_supported(self, params: &Value) -> bool {
         match self {
-            Instantiate | ModifyInfo | ChangeExtConn | ChangeVnfpkg | ChangeFlavour | ScaleToLevel => true,
+            Instantiate | ModifyInfo | ChangeExtConn | ChangeVnfpkg | ChangeFlavour | ScaleToLevel | SelectDeplMods => {
+                true
+            }
             Scale => params["type"] == "SCALE_OUT",
             Terminate | Heal | Operate => false,
         }
@@ -172,6 +187,7 @@ impl LcmOperation {
             ChangeFlavour => planner.change_flavour(&current(conn)?)?,
             Operate => planner.operate(&current(conn)?)?,
             ChangeExtConn => planner.change_ext_conn(&current(conn)?)?,
+            SelectDeplMods => planner.select_depl_mods(&current(conn)?)?,
             ChangeVnfpkg => {
                 let vnfd_id = params["vnfdId"].as_str().unwrap_or_default();
                 let (record, contents) = enabled_package(conn, scope, vnfd_id)?;
@@ -433,6 +449,13 @@ fn check_vim_types(
     Ok(())
 }
 
+/// `selectedDeployableModule` of an InstantiateVnfRequest or ChangeVnfFlavourRequest
+/// (SOL003 V4.5.1), checked against the flavour; none selected when absent.
+fn requested_modules(vnfd: &Vnfd, flavour_id: &str, params: &Value) -> Result<Vec<String>, CoreError> {
+    let Some(flavour) = vnfd.flavour(flavour_id) else { return Ok(Vec::new()) };
+    Ok(plan::requested_modules(flavour, &params["selectedDeployableModule"])?.unwrap_or_default())
+}
+
 fn first_vim(shapes: &dyn LcmShapes, instance: &Value) -> Option<VimConnection> {
     shapes.vim_connections(&instance["vimConnectionInfo"]).into_iter().next()
 }
@@ -500,12 +523,16 @@ impl Planner<'_> {
         }
         let ext = ExtConnectivity::from_params(params);
         let flavour_id = params["flavourId"].as_str().unwrap_or_default();
-        let deployment = plan::for_target_size(vnfd, flavour_id, params, &ext)?;
+        let modules = requested_modules(vnfd, flavour_id, params)?;
+        let deployment = plan::for_target_size(vnfd, flavour_id, params, &ext, &modules)?;
         self.record_ext(&ext);
         self.target["instantiationState"] = json!("INSTANTIATED");
         let mut info = json!({});
         if let Some(language) = params.get("localizationLanguage") {
             info["localizationLanguage"] = language.clone();
+        }
+        if !modules.is_empty() {
+            info["selectedDeployableModule"] = json!(modules);
         }
         self.target["instantiatedVnfInfo"] = info;
         Ok(self.realize(deployment))
@@ -531,10 +558,12 @@ impl Planner<'_> {
         } else {
             plan::scaled_levels(flavour, &current, self.params)
         }?;
-        let counts = match self.params["instantiationLevelId"].as_str() {
+        let mut counts = match self.params["instantiationLevelId"].as_str() {
             Some(level) if to_level => flavour.initial_vdu_instances(Some(level)).unwrap_or_default(),
             _ => plan::rescaled_counts(flavour, &plan::current_counts(info), &current, &levels),
         };
+        // A module that is not selected stays without VNFCs, whatever the levels.
+        plan::deselect(flavour, &mut counts, &plan::current_modules(info));
         let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance))?;
         Ok(self.realize(deployment))
     }
@@ -584,12 +613,54 @@ impl Planner<'_> {
         Ok(self.finish(Some(InfraWork::Operate { change_state_to: target }), Some(deployment)))
     }
 
-    fn change_flavour(self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+    fn change_flavour(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
         let flavour_id = self.params["newFlavourId"].as_str().unwrap_or_default();
         if flavour_id == self.flavour_id() {
             return Err(CoreError::BadRequest(format!("The VNF instance already has flavour {flavour_id}.")));
         }
-        let deployment = plan::for_target_size(vnfd, flavour_id, self.params, &recorded_ext(self.instance))?;
+        let modules = requested_modules(vnfd, flavour_id, self.params)?;
+        let deployment = plan::for_target_size(vnfd, flavour_id, self.params, &recorded_ext(self.instance), &modules)?;
+        if let Some(info) = self.target.get_mut("instantiatedVnfInfo").and_then(Value::as_object_mut) {
+            info.shift_remove("selectedDeployableModule");
+            if !modules.is_empty() {
+                info.insert("selectedDeployableModule".into(), json!(modules));
+            }
+        }
+        Ok(self.realize(deployment))
+    }
+
+    /// SELECT_DEPL_MODS (SOL003 V4.5.1): the selected modules' VDUs get VNFCs (as many as
+    /// the scale levels, `targetScaleLevelInfo` applied, give them), the VDUs of modules no
+    /// longer selected lose theirs.
+    fn select_depl_mods(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
+        let flavour = plan::flavour(vnfd, self.flavour_id())?;
+        if flavour.deployable_modules.is_empty() {
+            return Err(CoreError::Conflict(format!(
+                "Flavour {} of the VNFD declares no deployable modules.",
+                flavour.id
+            )));
+        }
+        let Some(selected) = plan::requested_modules(flavour, &self.params["selectedDeployableModule"])? else {
+            return Err(CoreError::BadRequest("selectedDeployableModule is required.".into()));
+        };
+        let info = self.info();
+        let current = plan::current_levels(info);
+        let levels = match self.params.get("targetScaleLevelInfo") {
+            Some(scale_info) => plan::levels_to(flavour, &current, &json!({ "scaleInfo": scale_info }))?,
+            None => current,
+        };
+        let mut counts = plan::current_counts(info);
+        let at_levels = flavour.vdu_instances_at(&levels).unwrap_or_default();
+        let was_selected = plan::module_vdus(flavour, &plan::current_modules(info));
+        for vdu_id in plan::module_vdus(flavour, &selected) {
+            if !was_selected.contains(&vdu_id) || counts.get(&vdu_id).copied().unwrap_or(0) == 0 {
+                let min = flavour.vdu(&vdu_id).map_or(1, |vdu| vdu.vdu_profile.min_number_of_instances);
+                counts.insert(vdu_id.clone(), at_levels.get(&vdu_id).copied().unwrap_or(min).max(min));
+            }
+        }
+        plan::deselect(flavour, &mut counts, &selected);
+        let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance))?;
+        self.target["instantiatedVnfInfo"]["selectedDeployableModule"] = json!(selected);
         Ok(self.realize(deployment))
     }
 
@@ -701,7 +772,9 @@ mod tests {
             assert!(operation.request_schema().ends_with("Request"), "{operation:?}");
         }
         let paths: Vec<_> = LcmOperation::ALL.iter().filter_map(|operation| operation.task_path()).collect();
-        assert_eq!(paths.len(), 9, "every operation but MODIFY_INFO has a task resource");
+        assert_eq!(paths.len(), 10, "every operation but MODIFY_INFO has a task resource");
+        assert_eq!(SelectDeplMods.since(), Some(solgate_schemas::ApiVersionId::new(2, 12, 0)));
+        assert!(!SelectDeplMods.in_major(1) && Instantiate.since().is_none());
         assert!(!ChangeVnfpkg.in_major(1) && ChangeVnfpkg.in_major(2) && Instantiate.in_major(1));
     }
 

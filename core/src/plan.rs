@@ -2,7 +2,7 @@
 //! realizes. The same functions check requests at the gateway (400/422 at request time,
 //! not a later ROLLED_BACK as in Tacker) and build plans in the conductor.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 use solgate_drivers::{DeploymentPlan, VduTarget};
@@ -38,12 +38,16 @@ pub fn initial_levels(flavour: &Flavour, level_id: Option<&str>) -> Result<BTree
     })
 }
 
-/// VDU counts must stay within the VNFD's vdu_profile (the local NFVO's grant check).
+/// VDU counts must stay within the VNFD's vdu_profile (the local NFVO's grant check). A VDU
+/// of a deployable module may have none: its module is not selected.
 fn checked_targets(flavour: &Flavour, counts: BTreeMap<String, u32>) -> Result<Vec<VduTarget>, PlanError> {
     counts
         .into_iter()
         .map(|(vdu_id, count)| {
-            if let Some(vdu) = flavour.vdu(&vdu_id) {
+            let optional = count == 0 && flavour.deployable_modules.iter().any(|module| module.vdus.contains(&vdu_id));
+            if let Some(vdu) = flavour.vdu(&vdu_id)
+                && !optional
+            {
                 let profile = vdu.vdu_profile;
                 if count < profile.min_number_of_instances || count > profile.max_number_of_instances {
                     return Err(PlanError::VduOutOfBounds {
@@ -101,10 +105,11 @@ pub fn for_target_size(
     flavour_id: &str,
     params: &Value,
     ext: &ExtConnectivity,
+    modules: &[String],
 ) -> Result<DeploymentPlan, PlanError> {
     let level_id = params["instantiationLevelId"].as_str();
     let Some(targets) = params.get("targetScaleLevelInfo") else {
-        return for_instantiation(vnfd, flavour_id, level_id, ext);
+        return for_instantiation(vnfd, flavour_id, level_id, ext, modules);
     };
     if level_id.is_some() {
         return Err(PlanError::Invalid(
@@ -123,25 +128,81 @@ pub fn for_target_size(
         }
         levels.insert(aspect.to_owned(), u32::try_from(level).unwrap_or(0));
     }
-    let counts =
+    let mut counts =
         flavour.vdu_instances_at(&levels).ok_or_else(|| PlanError::Invalid("scale levels outside the VNFD".into()))?;
+    deselect(flavour, &mut counts, modules);
     plan(flavour, counts, levels, ext)
 }
 
-/// The plan of an instantiation (InstantiateVnfRequest: flavourId, instantiationLevelId).
+/// The plan of an instantiation (InstantiateVnfRequest: flavourId, instantiationLevelId,
+/// and the deployable modules it selects).
 pub fn for_instantiation(
     vnfd: &Vnfd,
     flavour_id: &str,
     level_id: Option<&str>,
     ext: &ExtConnectivity,
+    modules: &[String],
 ) -> Result<DeploymentPlan, PlanError> {
     let flavour = flavour(vnfd, flavour_id)?;
     let levels = initial_levels(flavour, level_id)?;
-    let counts = flavour.initial_vdu_instances(level_id).ok_or_else(|| PlanError::UnknownInstantiationLevel {
+    let mut counts = flavour.initial_vdu_instances(level_id).ok_or_else(|| PlanError::UnknownInstantiationLevel {
         level: level_id.unwrap_or_default().to_owned(),
         flavour: flavour.id.clone(),
     })?;
+    deselect(flavour, &mut counts, modules);
     plan(flavour, counts, levels, ext)
+}
+
+/// The deployable modules a request selects (`selectedDeployableModule`, SOL003 V4.5.1),
+/// each one of the flavour's (SOL001 V4.5.1 `tosca.nodes.nfv.DeployableModule`). `None`
+/// when the request names none.
+pub fn requested_modules(flavour: &Flavour, selected: &Value) -> Result<Option<Vec<String>>, PlanError> {
+    if selected.is_null() {
+        return Ok(None);
+    }
+    let ids: Option<Vec<String>> =
+        selected.as_array().map(|list| list.iter().filter_map(|id| id.as_str().map(str::to_owned)).collect());
+    let Some(ids) = ids.filter(|ids| !ids.is_empty() && Some(ids.len()) == selected.as_array().map(Vec::len)) else {
+        return Err(PlanError::Invalid("selectedDeployableModule must list at least one deployable module id.".into()));
+    };
+    if let Some(unknown) = ids.iter().find(|id| !flavour.deployable_modules.iter().any(|module| &module.id == *id)) {
+        return Err(PlanError::Invalid(format!(
+            "selectedDeployableModule {unknown} is not a deployable module of flavour {}.",
+            flavour.id
+        )));
+    }
+    Ok(Some(ids))
+}
+
+/// The modules an instance has selected (`instantiatedVnfInfo.selectedDeployableModule`).
+pub fn current_modules(instantiated: &Value) -> Vec<String> {
+    instantiated["selectedDeployableModule"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|id| id.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// VDUs of the selected modules.
+pub fn module_vdus(flavour: &Flavour, modules: &[String]) -> BTreeSet<String> {
+    flavour
+        .deployable_modules
+        .iter()
+        .filter(|module| modules.contains(&module.id))
+        .flat_map(|module| module.vdus.iter().cloned())
+        .collect()
+}
+
+/// VDUs that belong to deployable modules, none of them selected, have no VNFCs (IFA011
+/// clause 7.1.8.24: a module's VNFCs exist only while it is selected).
+pub fn deselect(flavour: &Flavour, counts: &mut BTreeMap<String, u32>, modules: &[String]) {
+    let kept = module_vdus(flavour, modules);
+    for module in &flavour.deployable_modules {
+        for vdu in module.vdus.iter().filter(|vdu| !kept.contains(*vdu)) {
+            counts.insert(vdu.clone(), 0);
+        }
+    }
 }
 
 /// The plan at given scale levels of every aspect.

@@ -155,6 +155,13 @@ pub struct Inventory {
     /// `vnfState` of the VNF (STARTED / STOPPED).
     #[serde(default = "started")]
     pub vnf_state: String,
+    /// SOL003 V4.3.1 McioInfo: the MCIOs (Kubernetes workloads) realizing the VDUs, as the
+    /// CISM reported them after the action (desired and available instances).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcio_info: Vec<Value>,
+    /// SOL003 V4.3.1 VirtualCpInfo: the virtual CPs (Kubernetes Services) of the VNF.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_cp_info: Vec<Value>,
 }
 
 fn started() -> String {

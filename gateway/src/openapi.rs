@@ -73,7 +73,7 @@ impl Operation {
     }
 }
 
-fn operations(api: Api, major: u64) -> Vec<Operation> {
+fn operations(api: Api, major: u64, version: solgate_schemas::ApiVersionId) -> Vec<Operation> {
     use Body::{Array, File, Schema};
     let mut ops = vec![
         Operation::new("get", "/api_versions", "API version information", 200).returns(Schema("ApiVersionInformation")),
@@ -96,7 +96,11 @@ fn operations(api: Api, major: u64) -> Vec<Operation> {
                 },
                 Operation::new("delete", "/vnf_instances/{vnfInstanceId}", "Delete a VNF instance identifier", 204),
             ]);
-            for operation in LcmOperation::ALL.into_iter().filter(|operation| operation.in_major(major)) {
+            // A task a later minor added is described from that minor on.
+            for operation in LcmOperation::ALL
+                .into_iter()
+                .filter(|operation| operation.in_major(major) && operation.since().is_none_or(|since| version >= since))
+            {
                 let Some(task) = operation.task_path() else { continue };
                 ops.push(
                     Operation::new(
@@ -186,7 +190,7 @@ pub fn document(entry: &VersionEntry, public_endpoint: &str, version_required: b
     let api = entry.api;
     let major = entry.major();
     let mut paths = Map::new();
-    for operation in operations(api, major) {
+    for operation in operations(api, major, entry.version) {
         let item = paths.entry(operation.path.clone()).or_insert_with(|| json!({}));
         let mut parameters = vec![json!({"$ref": "#/components/parameters/Version"})];
         for name in path_parameters(&operation.path) {

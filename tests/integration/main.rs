@@ -7,6 +7,7 @@ mod helpers;
 mod lcm_support;
 mod processes;
 mod recovery;
+mod release4;
 
 mod api_versions;
 mod auth;

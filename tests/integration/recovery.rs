@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use solgate_db::repo::lcm::{self, LcmMajor};
 
 use crate::helpers::{TestApp, send};
@@ -141,7 +141,7 @@ async fn embedded_serve_killed_mid_burst_finishes_every_accepted_operation() {
 }
 
 /// The occurrence once it is in a final or failed state (it may wait for recovery first).
-async fn wait_settled(app: &TestApp, url: &str) -> serde_json::Value {
+async fn wait_settled(app: &TestApp, url: &str) -> Value {
     let path = url.trim_start_matches(&app.address).to_owned();
     loop {
         let reply = send(app.request(reqwest::Method::GET, &path).header("Version", "2.0.0")).await;
@@ -177,6 +177,18 @@ async fn a_transient_vim_failure_is_retried_without_the_client() {
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     assert!(op.get("error").is_none(), "{op}");
     assert_eq!(retries_counted(&app).await - before, 2, "two automatic retries");
+    // The occurrence records both as warnings (SOL003 V3.5.1 VnfLcmOpOcc.warnings), which
+    // 2.0.0 (V3.3.1) does not show.
+    assert!(op.get("warnings").is_none(), "{op}");
+    let op_id = op["id"].as_str().unwrap();
+    let database = app.database();
+    let stored = lcm::find_op(&mut database.conn().unwrap(), LcmMajor::V2, op_id).unwrap().unwrap().body;
+    let warnings: Vec<&str> = stored["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(warnings.len(), 2, "{stored}");
+    assert!(
+        warnings[0].contains("run 1 of attempt 1") && warnings[0].contains("injected failure at step create_vnfc"),
+        "{warnings:?}"
+    );
     let instance = show_instance(&app, &id).await;
     assert_eq!(vnfc_count(&instance, "VDU1"), 1, "{instance}");
     assert_eq!(vnfc_count(&instance, "VDU2"), 1, "{instance}");

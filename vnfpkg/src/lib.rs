@@ -29,8 +29,9 @@ use std::path::Path;
 
 pub use error::CsarError;
 pub use model::{
-    Artifact, Checksum, Cp, CpKind, Flavour, InstantiationLevel, L3ProtocolData, PackageContents, PackageFile,
-    PlacementRule, ScalingAspect, SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
+    Artifact, Checksum, Cp, CpKind, DeployableModule, Flavour, InstantiationLevel, L3ProtocolData, PackageContents,
+    PackageFile, PlacementRule, ScalingAspect, SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualCpd, VirtualLink,
+    VirtualStorage, Vnfd,
 };
 
 use archive::Package;

@@ -90,6 +90,36 @@ pub struct Flavour {
     /// Affinity and anti-affinity rules (absent in packages onboarded before they were read).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub placement_rules: Vec<PlacementRule>,
+    /// `tosca.nodes.nfv.VirtualCp` nodes (SOL001 V4.3.1): CPs that give access to the VNFCs of
+    /// their target VDUs as one service (a Kubernetes Service).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_cps: Vec<VirtualCpd>,
+    /// `tosca.nodes.nfv.DeployableModule` nodes (SOL001 V4.5.1): sets of optional VDUs whose
+    /// VNFCs exist only while the module is selected.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deployable_modules: Vec<DeployableModule>,
+}
+
+/// A `tosca.nodes.nfv.VirtualCp` node; `id` is the node template name (the cpdId).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualCpd {
+    pub id: String,
+    /// The VDUs of its `target` requirements.
+    pub vdus: Vec<String>,
+}
+
+/// A `tosca.nodes.nfv.DeployableModule` node; `id` is the node template name, the
+/// identifier `selectedDeployableModule` uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeployableModule {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The VDUs of its `member` requirements.
+    pub vdus: Vec<String>,
 }
 
 /// A `tosca.policies.nfv.AffinityRule` or `AntiAffinityRule`, its targets resolved to VDUs.

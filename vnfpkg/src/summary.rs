@@ -7,8 +7,8 @@ use serde_yaml_ng::Value;
 use crate::error::CsarError;
 use crate::loader::{Doc, is_uri, resolve};
 use crate::model::{
-    Checksum, Cp, CpKind, Flavour, InstantiationLevel, L3ProtocolData, PlacementRule, ScalingAspect, SoftwareImage,
-    Vdu, VduProfile, VirtualCompute, VirtualLink, VirtualStorage, Vnfd,
+    Checksum, Cp, CpKind, DeployableModule, Flavour, InstantiationLevel, L3ProtocolData, PlacementRule, ScalingAspect,
+    SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualCpd, VirtualLink, VirtualStorage, Vnfd,
 };
 use crate::units::parse_size;
 
@@ -22,8 +22,23 @@ const STORAGE_TYPES: [&str; 3] = [
 const VNF_VIRTUAL_LINK: &str = "tosca.nodes.nfv.VnfVirtualLink";
 const VDU_CP: &str = "tosca.nodes.nfv.VduCp";
 const VNF_EXT_CP: &str = "tosca.nodes.nfv.VnfExtCp";
-const NODE_TYPES: [&str; 8] =
-    [VNF, VDU_COMPUTE, STORAGE_TYPES[0], STORAGE_TYPES[1], STORAGE_TYPES[2], VNF_VIRTUAL_LINK, VDU_CP, VNF_EXT_CP];
+/// SOL001 V4.3.1: a CP giving access to a set of VNFC instances (a Kubernetes Service).
+const VIRTUAL_CP: &str = "tosca.nodes.nfv.VirtualCp";
+/// SOL001 V4.5.1: a set of optional VDUs (properties `name`, `description`; requirement
+/// `member`, one per VDU).
+const DEPLOYABLE_MODULE: &str = "tosca.nodes.nfv.DeployableModule";
+const NODE_TYPES: [&str; 10] = [
+    VNF,
+    VDU_COMPUTE,
+    STORAGE_TYPES[0],
+    STORAGE_TYPES[1],
+    STORAGE_TYPES[2],
+    VNF_VIRTUAL_LINK,
+    VDU_CP,
+    VNF_EXT_CP,
+    VIRTUAL_CP,
+    DEPLOYABLE_MODULE,
+];
 
 const SCALING_ASPECTS: &str = "tosca.policies.nfv.ScalingAspects";
 const VDU_INITIAL_DELTA: &str = "tosca.policies.nfv.VduInitialDelta";
@@ -524,6 +539,30 @@ fn build_flavour<'a>(
             external_requirement,
         });
     }
+    let mut virtual_cps = Vec::new();
+    for node in nodes.iter().filter(|n| n.kind == Some(VIRTUAL_CP)) {
+        let targets = node.requirement("target");
+        if let Some(v) = targets.iter().find(|v| !vdus.iter().any(|d| &d.id == *v)) {
+            return Err(invalid(format!("VirtualCp {} of flavour {id} targets unknown VDU {v}", node.name)));
+        }
+        virtual_cps.push(VirtualCpd { id: node.name.to_owned(), vdus: targets });
+    }
+    let mut deployable_modules = Vec::new();
+    for node in nodes.iter().filter(|n| n.kind == Some(DEPLOYABLE_MODULE)) {
+        let members = node.requirement("member");
+        if members.is_empty() {
+            return Err(invalid(format!("DeployableModule {} of flavour {id} has no member VDU", node.name)));
+        }
+        if let Some(v) = members.iter().find(|v| !vdus.iter().any(|d| &d.id == *v)) {
+            return Err(invalid(format!("DeployableModule {} of flavour {id} names unknown VDU {v}", node.name)));
+        }
+        deployable_modules.push(DeployableModule {
+            id: node.name.to_owned(),
+            name: node.prop(types, "name").and_then(scalar_string).unwrap_or_else(|| node.name.to_owned()),
+            description: node.prop(types, "description").and_then(scalar_string),
+            vdus: members,
+        });
+    }
     for vdu in &mut vdus {
         vdu.cps = cps.iter().filter(|c| c.vdu.as_deref() == Some(vdu.id.as_str())).map(|c| c.id.clone()).collect();
     }
@@ -540,6 +579,8 @@ fn build_flavour<'a>(
         instantiation_levels: Vec::new(),
         default_level: None,
         placement_rules: Vec::new(),
+        virtual_cps,
+        deployable_modules,
     };
     apply_policies(&mut flavour, topology, types)?;
     Ok((flavour, images))

@@ -131,6 +131,24 @@ impl CsarBuilder {
         self.edit(SAMPLE_DF_SIMPLE, |text| text.replacen("  policies:\n", &rule, 1))
     }
 
+    /// The sample with a `tosca.nodes.nfv.VirtualCp` `VDU1_VCP` targeting VDU1 in flavour
+    /// `simple` (SOL001 V4.3.1: the service a Kubernetes Service gives the VDU's pods).
+    pub fn vdu1_virtual_cp(self) -> Self {
+        let node = "    VDU1_VCP:\n      type: tosca.nodes.nfv.VirtualCp\n      properties:\n        \
+                    layer_protocols: [ ipv4 ]\n      requirements:\n        - target: VDU1\n\n";
+        self.edit(SAMPLE_DF_SIMPLE, |text| text.replacen("    VDU1_CP1:\n", &format!("{node}    VDU1_CP1:\n"), 1))
+    }
+
+    /// The sample with two `tosca.nodes.nfv.DeployableModule`s in flavour `simple` (SOL001
+    /// V4.5.1): `front_module` (VDU1) and `back_module` (VDU2).
+    pub fn two_deployable_modules(self) -> Self {
+        let nodes = "    front_module:\n      type: tosca.nodes.nfv.DeployableModule\n      properties:\n        \
+                     name: front\n        description: The front end\n      requirements:\n        - member: VDU1\n\n    \
+                     back_module:\n      type: tosca.nodes.nfv.DeployableModule\n      properties:\n        \
+                     name: back\n      requirements:\n        - member: VDU2\n\n";
+        self.edit(SAMPLE_DF_SIMPLE, |text| text.replacen("    VDU1_CP1:\n", &format!("{nodes}    VDU1_CP1:\n"), 1))
+    }
+
     pub fn descriptor_id(mut self, id: &str) -> Self {
         self.descriptor_id = id.to_owned();
         self

@@ -483,6 +483,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                 let settings = &job.ctx.settings;
                 let mut now = current.clone();
                 let mut run = 1;
+                let mut warnings = Vec::new();
                 let result = loop {
                     let ctx = InfraContext {
                         instance_id: &job.instance.id,
@@ -501,6 +502,12 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                             let backoff = retry_backoff(settings.vim_retry_backoff_ms, run);
                             job.ctx.metrics.vim_retries.inc();
                             tracing::warn!(op = %job.op.id, run, error = %error.message, ?backoff, "transient VIM failure; retrying");
+                            warnings.push(format!(
+                                "The VIM failed transiently on run {run} of attempt {} and the {} was run again: {}",
+                                job.op.attempt.max(1),
+                                action.name(),
+                                error.message
+                            ));
                             if let Some(partial) = error.partial {
                                 now = *partial;
                             }
@@ -511,6 +518,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                     }
                 };
                 watcher.abort();
+                add_warnings(&mut job.op.body, warnings);
                 result
             }
         },
@@ -531,6 +539,17 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             transition(&mut job, change).await
         }
     }
+}
+
+/// VnfLcmOpOcc `warnings` (SOL003 V3.5.1 on, VNF LCM 2.1.0): what went wrong in the
+/// operation without failing it, added to those of earlier attempts.
+fn add_warnings(op: &mut Value, warnings: Vec<String>) {
+    if warnings.is_empty() {
+        return;
+    }
+    let mut list: Vec<Value> = op["warnings"].as_array().cloned().unwrap_or_default();
+    list.extend(warnings.into_iter().map(Value::String));
+    op["warnings"] = Value::Array(list);
 }
 
 /// The wait before automatic retry `run` (1-based): `base_ms` doubling, at most 30 s.

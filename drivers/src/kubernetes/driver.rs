@@ -475,6 +475,160 @@ impl KubernetesRun<'_, '_> {
     }
 }
 
+impl KubernetesRun<'_, '_> {
+    /// SOL003 V4.3.1 `mcioInfo` and `virtualCpInfo`, read from the cluster's own objects
+    /// once the action is done: each VDU's workload (desired and available instances as its
+    /// controller reports them) and each Service of the VNF.
+    async fn read_cism_info(&mut self) -> Result<(), Halt> {
+        let vim = self.ctx.vim;
+        let cism_id = vim.vim_id.clone().filter(|id| !id.is_empty()).unwrap_or_else(|| vim.id.clone());
+        let mut workloads = BTreeMap::new();
+        let mut mcios = Vec::new();
+        for (vdu_id, workload) in &self.state.vdus {
+            let target = workload.object.resource()?;
+            let Some(object) = self.cancel.guard(&format!("reading {target}"), self.client.get(&target)).await? else {
+                continue;
+            };
+            if let Some(mcio) = mcio_info(vdu_id, &workload.object, self.namespace_of(workload), &cism_id, &object) {
+                mcios.push(mcio);
+            }
+            workloads.insert(vdu_id.clone(), object);
+        }
+        let mut virtual_cps = Vec::new();
+        for object in self.state.objects.iter().filter(|o| o.kind == "Service") {
+            let target = object.resource()?;
+            let Some(service) = self.cancel.guard(&format!("reading {target}"), self.client.get(&target)).await? else {
+                continue;
+            };
+            if let Some(info) = self.virtual_cp_info(&service, &workloads) {
+                virtual_cps.push(info);
+            }
+        }
+        self.inventory.mcio_info = mcios;
+        self.inventory.virtual_cp_info = virtual_cps;
+        Ok(())
+    }
+
+    /// VirtualCpInfo of a Service: the VDUs whose pods it selects, and the VNFD's VirtualCp
+    /// for it (named like the Service, else targeting exactly those VDUs). A Service that
+    /// fronts no VDU, or that no VirtualCp describes, has none (cpdId is mandatory).
+    fn virtual_cp_info(&self, service: &Value, workloads: &BTreeMap<String, Value>) -> Option<Value> {
+        let name = service.pointer("/metadata/name")?.as_str()?;
+        let selector = service.pointer("/spec/selector")?.as_object().filter(|s| !s.is_empty())?;
+        let vdu_ids: Vec<&String> = workloads
+            .iter()
+            .filter(|(_, workload)| {
+                let labels = if workload["kind"] == "Pod" {
+                    workload.pointer("/metadata/labels")
+                } else {
+                    workload.pointer("/spec/template/metadata/labels")
+                };
+                labels
+                    .and_then(Value::as_object)
+                    .is_some_and(|labels| selector.iter().all(|(key, value)| labels.get(key) == Some(value)))
+            })
+            .map(|(vdu_id, _)| vdu_id)
+            .collect();
+        if vdu_ids.is_empty() {
+            return None;
+        }
+        let cpds: Vec<&solgate_vnfpkg::VirtualCpd> =
+            self.ctx.vnfd.flavours.iter().flat_map(|flavour| &flavour.virtual_cps).collect();
+        let same_name = |id: &str| id.replace('_', "-").eq_ignore_ascii_case(name);
+        let cpd = cpds.iter().find(|cpd| same_name(&cpd.id)).or_else(|| {
+            cpds.iter().find(|cpd| cpd.vdus.len() == vdu_ids.len() && cpd.vdus.iter().all(|vdu| vdu_ids.contains(&vdu)))
+        })?;
+        let mut info = Map::new();
+        info.insert("cpInstanceId".into(), json!(name));
+        info.insert("cpdId".into(), json!(cpd.id));
+        let mut handle = Map::new();
+        if !self.ctx.vim.id.is_empty() {
+            handle.insert("vimConnectionId".into(), json!(self.ctx.vim.id));
+        }
+        handle.insert("resourceId".into(), json!(name));
+        handle.insert("vimLevelResourceType".into(), json!("Service"));
+        info.insert("resourceHandle".into(), Value::Object(handle));
+        if let Some(address) = virtual_cp_address(service) {
+            info.insert(
+                "cpProtocolInfo".into(),
+                json!([{"layerProtocol": "IP_FOR_VIRTUAL_CP", "virtualCpAddress": address}]),
+            );
+        }
+        info.insert("vduIds".into(), json!(vdu_ids));
+        let ports: Vec<Value> = service
+            .pointer("/spec/ports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|port| {
+                let number = port.get("port")?.as_u64()?;
+                let protocol = port.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
+                // An unnamed port (a Service may have one) is named by its number.
+                let name = port.get("name").and_then(Value::as_str).map_or_else(|| number.to_string(), str::to_owned);
+                Some(json!({"name": name, "protocol": protocol, "port": number}))
+            })
+            .collect();
+        if !ports.is_empty() {
+            info.insert("additionalServiceInfo".into(), json!([{"portInfo": ports}]));
+        }
+        let mut metadata = Map::new();
+        if let Some(namespace) = service.pointer("/metadata/namespace").and_then(Value::as_str) {
+            metadata.insert("namespace".into(), json!(namespace));
+        }
+        if let Some(kind) = service.pointer("/spec/type").and_then(Value::as_str) {
+            metadata.insert("serviceType".into(), json!(kind));
+        }
+        if let Some(ip) = service.pointer("/spec/clusterIP").and_then(Value::as_str).filter(|ip| *ip != "None") {
+            metadata.insert("clusterIP".into(), json!(ip));
+        }
+        if !metadata.is_empty() {
+            info.insert("metadata".into(), Value::Object(metadata));
+        }
+        Some(Value::Object(info))
+    }
+}
+
+/// McioInfo of a VDU's workload (SOL003 V4.3.1 clause 5.5.3.x; `mcioId` is `<kind>/<name>`,
+/// NOTE 3): the desired and available instances its controller reports. A bare Pod has no
+/// controller, so no McioInfo.
+fn mcio_info(vdu_id: &str, object: &ObjectRef, namespace: &str, cism_id: &str, live: &Value) -> Option<Value> {
+    let int = |pointer: &str| live.pointer(pointer).and_then(Value::as_u64);
+    let (desired, available) = match object.kind.as_str() {
+        "Deployment" | "StatefulSet" | "ReplicaSet" => {
+            (int("/spec/replicas").unwrap_or(1), int("/status/availableReplicas").unwrap_or(0))
+        }
+        "DaemonSet" => {
+            (int("/status/desiredNumberScheduled").unwrap_or(0), int("/status/numberAvailable").unwrap_or(0))
+        }
+        _ => return None,
+    };
+    Some(json!({
+        "mcioId": format!("{}/{}", object.kind, object.name),
+        "mcioName": object.name,
+        "mcioNamespace": namespace,
+        "vduId": vdu_id,
+        "cismId": cism_id,
+        "mcioType": object.kind,
+        "desiredInstances": desired,
+        "availableInstances": available,
+    }))
+}
+
+/// VirtualCpAddressInfo of a Service: the IP family of its cluster IP, and the load
+/// balancer's address once the cloud gave one.
+fn virtual_cp_address(service: &Value) -> Option<Value> {
+    let family = service.pointer("/spec/ipFamilies/0").and_then(Value::as_str).map(str::to_owned).or_else(|| {
+        let ip = service.pointer("/spec/clusterIP").and_then(Value::as_str).filter(|ip| *ip != "None")?;
+        Some(if ip.contains(':') { "IPv6" } else { "IPv4" }.to_owned())
+    })?;
+    let mut address = Map::new();
+    address.insert("type".into(), json!(if family == "IPv6" { "IPV6" } else { "IPV4" }));
+    if let Some(ip) = service.pointer("/status/loadBalancer/ingress/0/ip").and_then(Value::as_str) {
+        address.insert("loadBalancerIp".into(), json!(ip));
+    }
+    Some(Value::Object(address))
+}
+
 impl ActionRun for KubernetesRun<'_, '_> {
     fn sync_vim_state(&mut self) {
         self.inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
@@ -499,7 +653,7 @@ impl ActionRun for KubernetesRun<'_, '_> {
         let counts = plan.vdus.iter().map(|t| (t.vdu_id.clone(), t.count)).collect();
         let pods = self.wait_vdus(&counts).await?;
         self.map_pods(&pods);
-        Ok(())
+        self.read_cism_info().await
     }
 
     /// Deletes the VNFCs' pods and waits for their workloads to replace them (the counts
@@ -559,7 +713,7 @@ impl ActionRun for KubernetesRun<'_, '_> {
             }
         }
         self.map_pods(&pods);
-        Ok(())
+        self.read_cism_info().await
     }
 
     async fn operate(&mut self, change_state_to: &str) -> Result<(), Halt> {
@@ -598,7 +752,7 @@ impl ActionRun for KubernetesRun<'_, '_> {
         }
         self.inventory.vnf_state = change_state_to.to_owned();
         self.sync_vim_state();
-        Ok(())
+        self.read_cism_info().await
     }
 
     async fn teardown(&mut self) -> Result<(), Halt> {
@@ -704,6 +858,23 @@ mod tests {
         let pod = json!({"kind": "Pod", "metadata": {"labels": {"app": "one", INSTANCE_LABEL: "i-1"}}});
         assert_eq!(selector_of(&pod).as_deref(), Some("app=one,tacker_vnf_instance_id=i-1"));
         assert_eq!(selector_of(&json!({"kind": "StatefulSet", "spec": {}})), None);
+    }
+
+    #[test]
+    fn mcio_info_counts_as_each_controller_reports() {
+        let daemon = ObjectRef {
+            api_version: "apps/v1".into(),
+            kind: "DaemonSet".into(),
+            namespace: Some("vnf".into()),
+            name: "agent".into(),
+        };
+        let live =
+            json!({"kind": "DaemonSet", "spec": {}, "status": {"desiredNumberScheduled": 3, "numberAvailable": 2}});
+        let info = mcio_info("VDU3", &daemon, "vnf", "cism-1", &live).unwrap();
+        assert_eq!(info["mcioId"], "DaemonSet/agent");
+        assert_eq!((info["desiredInstances"].as_u64(), info["availableInstances"].as_u64()), (Some(3), Some(2)));
+        let pod = ObjectRef { kind: "Pod".into(), ..daemon };
+        assert_eq!(mcio_info("VDU3", &pod, "vnf", "cism-1", &json!({"kind": "Pod"})), None, "no controller, no MCIO");
     }
 
     #[test]

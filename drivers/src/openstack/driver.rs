@@ -613,6 +613,7 @@ fn map_resources(
         virtual_storages: storages,
         vim_state: previous.vim_state.clone(),
         vnf_state: previous.vnf_state.clone(),
+        ..Inventory::default()
     }
 }
 

@@ -97,6 +97,7 @@ struct Package {
 
 fn package() -> Package {
     let csar = CsarBuilder::sample()
+        .vdu1_virtual_cp()
         .file("Files/kubernetes/vdu1.yaml", VDU1_MANIFEST)
         .file("Files/kubernetes/vdu2.yaml", VDU2_MANIFEST)
         .to_tempfile()
@@ -246,6 +247,7 @@ async fn instantiate_server() -> MockServer {
     mount_fixture(&server, "kubernetes/apply_statefulset.json", &[("instance", INSTANCE)]).await;
     mount_fixture(&server, "kubernetes/watch_deployment.json", &[]).await;
     mount_fixture(&server, "kubernetes/pods_running.json", &[]).await;
+    mount_fixture(&server, "kubernetes/read_workloads.json", &[]).await;
     server
 }
 
@@ -357,6 +359,90 @@ async fn scale_out_patches_the_scale_subresource_and_adds_a_vnfc_for_the_new_pod
     assert_eq!(new[2].1, new_pod);
     assert!(!old.iter().any(|(id, _)| *id == new[2].0));
     assert_eq!(pods_of(&after, "VDU2"), pods_of(&before, "VDU2"));
+}
+
+/// The Deployment `vdu1` as `GET .../deployments/vdu1` returns it (shape of
+/// tests/fixtures/kubernetes/read_workloads.json) with `replicas` desired and `available`.
+fn deployment_read(replicas: u32, available: u32) -> Value {
+    json!({"request": {"method": "GET", "path": format!("{DEPLOYMENTS}/vdu1")},
+           "response": {"status": 200, "body": {"kind": "Deployment", "apiVersion": "apps/v1",
+               "metadata": {"name": "vdu1", "namespace": "default", "generation": 2, "resourceVersion": "2210"},
+               "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "vdu1"}},
+                   "template": {"metadata": {"labels": {"app": "vdu1"}}}},
+               "status": {"observedGeneration": 2, "replicas": replicas, "updatedReplicas": replicas,
+                   "readyReplicas": available, "availableReplicas": available}}}})
+}
+
+fn mcio<'i>(inventory: &'i Inventory, id: &str) -> &'i Value {
+    inventory.mcio_info.iter().find(|m| m["mcioId"] == id).unwrap_or_else(|| panic!("no McioInfo {id}: {inventory:?}"))
+}
+
+#[tokio::test]
+async fn instantiate_and_scale_report_each_workloads_desired_and_available_instances() {
+    let pkg = package();
+    // Recorded exchanges: the real API server's request/response shapes (read_workloads.json).
+    let (server, inventory) = instantiated(&pkg).await;
+    assert_eq!(received(&server, "GET", &format!("{DEPLOYMENTS}/vdu1")).await.len(), 1, "read once, after the rollout");
+    assert_eq!(
+        *mcio(&inventory, "Deployment/vdu1"),
+        json!({"mcioId": "Deployment/vdu1", "mcioName": "vdu1", "mcioNamespace": "default", "vduId": "VDU1",
+            "cismId": "8a3adb69-0784-43c7-833e-aab0b6ab4470", "mcioType": "Deployment",
+            "desiredInstances": 2, "availableInstances": 2})
+    );
+    let statefulset = mcio(&inventory, "StatefulSet/vdu2");
+    assert_eq!((statefulset["vduId"].as_str(), statefulset["desiredInstances"].as_u64()), (Some("VDU2"), Some(1)));
+    assert_eq!(statefulset["availableInstances"], 1);
+    // The Service fronting VDU1's pods is the VNFD's VirtualCp VDU1_VCP.
+    assert_eq!(
+        inventory.virtual_cp_info,
+        [json!({"cpInstanceId": "vdu1-svc", "cpdId": "VDU1_VCP",
+            "resourceHandle": {"vimConnectionId": "vim-k8s-1", "resourceId": "vdu1-svc", "vimLevelResourceType": "Service"},
+            "cpProtocolInfo": [{"layerProtocol": "IP_FOR_VIRTUAL_CP", "virtualCpAddress": {"type": "IPV4"}}],
+            "vduIds": ["VDU1"],
+            "additionalServiceInfo": [{"portInfo": [{"name": "http", "protocol": "TCP", "port": 80}]}],
+            "metadata": {"namespace": "default", "serviceType": "ClusterIP", "clusterIP": "10.96.120.15"}})]
+    );
+
+    // Scale out: the workload is read again; its controller now wants 3 and has 3.
+    let server = MockServer::start().await;
+    mount_exchanges(
+        &server,
+        json!([
+            scale_exchange(DEPLOYMENTS, "vdu1", 3),
+            scale_exchange(STATEFULSETS, "vdu2", 1),
+            deployment_available(3, 2),
+            deployment_read(3, 3),
+            pods_exchange(
+                "vdu1",
+                &pod_list(
+                    "2200",
+                    &[
+                        pod(POD_A, "a1", "vdu1", "2026-11-22T03:00:01Z", false),
+                        pod(POD_B, "a2", "vdu1", "2026-11-22T03:00:02Z", false),
+                        pod("vdu1-5d4b9c8f7d-z9d4h", "a3", "vdu1", "2026-11-22T03:30:00Z", false)
+                    ]
+                ),
+                None
+            ),
+            pods_exchange(
+                "vdu2",
+                &pod_list("2201", &[pod("vdu2-0", "b1", "vdu2", "2026-11-22T03:00:03Z", false)]),
+                None
+            )
+        ]),
+    )
+    .await;
+    mount_fixture(&server, "kubernetes/read_workloads.json", &[]).await;
+    let plan = plan(3);
+    let after =
+        execute(&server, &pkg, &inventory, json!({}), InfraAction::Realize { plan: &plan }, &never()).await.unwrap();
+    let deployment = mcio(&after, "Deployment/vdu1");
+    assert_eq!(
+        (deployment["desiredInstances"].as_u64(), deployment["availableInstances"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(mcio(&after, "StatefulSet/vdu2")["desiredInstances"], 1);
+    assert_eq!(after.mcio_info.len(), 2);
 }
 
 #[tokio::test]

@@ -385,3 +385,32 @@ fn derived_node_types_and_vnf_ext_cps_are_recognised() {
     assert!(ext.external);
     assert_eq!((ext.vdu.as_deref(), ext.virtual_link.as_deref()), (None, Some("internalVL1")));
 }
+
+#[test]
+fn virtual_cps_and_deployable_modules_name_their_vdus() {
+    let contents = inspect(&CsarBuilder::sample().vdu1_virtual_cp().two_deployable_modules()).unwrap();
+    let flavour = contents.vnfd.flavour("simple").unwrap();
+    assert_eq!(flavour.virtual_cps.len(), 1);
+    assert_eq!(
+        (flavour.virtual_cps[0].id.as_str(), flavour.virtual_cps[0].vdus.as_slice()),
+        ("VDU1_VCP", &["VDU1".to_owned()][..])
+    );
+    let modules: Vec<_> =
+        flavour.deployable_modules.iter().map(|m| (m.id.as_str(), m.name.as_str(), m.vdus.clone())).collect();
+    assert_eq!(
+        modules,
+        [("front_module", "front", vec!["VDU1".to_owned()]), ("back_module", "back", vec!["VDU2".to_owned()])]
+    );
+    assert_eq!(flavour.deployable_modules[0].description.as_deref(), Some("The front end"));
+    // A VirtualCp is not a VduCp: the VDUs' CP lists do not change.
+    assert_eq!(flavour.vdu("VDU1").unwrap().cps, ["VDU1_CP1", "VDU1_CP2"]);
+
+    let unknown = CsarBuilder::sample()
+        .two_deployable_modules()
+        .edit(SAMPLE_DF_SIMPLE, |s| s.replace("- member: VDU2", "- member: VDU9"));
+    let error = inspect(&unknown).unwrap_err();
+    assert!(
+        error.to_string().contains("DeployableModule back_module of flavour simple names unknown VDU VDU9"),
+        "{error}"
+    );
+}

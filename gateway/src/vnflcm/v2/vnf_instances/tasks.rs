@@ -14,7 +14,8 @@ use crate::vnflcm::common::tasks;
 /// Registers `{base}/vnf_instances/{id}/{task}` for every task of `major`.
 pub fn configure(cfg: &mut web::ServiceConfig, base: &str, major: u64) {
     for operation in LcmOperation::ALL.into_iter().filter(|operation| operation.in_major(major)) {
-        let Some(path) = operation.task_path() else { continue };
+        // Operations a later minor added have their own handler (the version check).
+        let Some(path) = operation.task_path().filter(|_| operation.since().is_none()) else { continue };
         let handler = move |state: web::Data<AppState>,
                             negotiated: Negotiated,
                             tenant: Tenant,
@@ -24,4 +25,5 @@ pub fn configure(cfg: &mut web::ServiceConfig, base: &str, major: u64) {
         };
         cfg.service(resource(&format!("{base}/vnf_instances/{{id}}/{path}")).post(handler).finish());
     }
+    super::select_depl_mods::configure(cfg, base, major);
 }

@@ -1,0 +1,312 @@
+//! SOL003 Release 3/4 attributes solgate produces from driver state: `mcioInfo` and
+//! `virtualCpInfo` of a Kubernetes VNF (V4.3.1, VNF LCM 2.10.0) and the select_depl_mods
+//! task (V4.5.1, VNF LCM 2.12.0). The Kubernetes API server is a wiremock server answering
+//! recorded exchanges: the real API's request/response shapes (drivers/tests/fixtures/
+//! kubernetes, Kubernetes API reference v1.30), the scaled state inline in the same shapes.
+//!
+//! Tests reading at 2.10.0 / 2.12.0 need those minors in the schema registry.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use solgate_vnfpkg::testing::CsarBuilder;
+use wiremock::matchers::{method, path, query_param, query_param_is_missing};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::helpers::{Reply, TestApp, send};
+use crate::lcm_support::{create_instance, task};
+
+const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+const VDU1_MANIFEST: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: vdu1\n  labels:\n    app: vdu1\n\
+spec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: vdu1\n  template:\n    metadata:\n      labels:\n        \
+app: vdu1\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n---\napiVersion: v1\nkind: Service\n\
+metadata:\n  name: vdu1-svc\nspec:\n  selector:\n    app: vdu1\n  ports:\n  - name: http\n    port: 80\n    targetPort: 80\n";
+const VDU2_MANIFEST: &str = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: vdu2\n  labels:\n    app: vdu2\n\
+spec:\n  replicas: 1\n  serviceName: vdu2\n  selector:\n    matchLabels:\n      app: vdu2\n  template:\n    metadata:\n      \
+labels:\n        app: vdu2\n    spec:\n      containers:\n      - name: db\n        image: postgres:16\n";
+
+/// Mounts recorded exchanges (the drivers' fixture format) at `priority` (1 wins over 5).
+async fn mount(server: &MockServer, exchanges: &Value, priority: u8) {
+    for exchange in exchanges.as_array().unwrap() {
+        let request = &exchange["request"];
+        let mut mock =
+            Mock::given(method(request["method"].as_str().unwrap())).and(path(request["path"].as_str().unwrap()));
+        for (key, value) in request["query"].as_object().into_iter().flatten() {
+            mock = mock.and(query_param(key.as_str(), value.as_str().unwrap()));
+        }
+        for key in request["query_absent"].as_array().into_iter().flatten() {
+            mock = mock.and(query_param_is_missing(key.as_str().unwrap()));
+        }
+        let response = &exchange["response"];
+        let body = match (&response["body"], &response["body_ndjson"]) {
+            (Value::Null, Value::Array(events)) => events.iter().map(|event| format!("{event}\n")).collect(),
+            (body, _) => body.to_string(),
+        };
+        let template = ResponseTemplate::new(u16::try_from(response["status"].as_u64().unwrap()).unwrap())
+            .set_body_raw(body, "application/json");
+        server.register(mock.respond_with(template).with_priority(priority)).await;
+    }
+}
+
+async fn mount_fixture(server: &MockServer, name: &str, instance_id: &str) {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("drivers/tests/fixtures/kubernetes").join(name);
+    let text = std::fs::read_to_string(&file).unwrap().replace("{{instance}}", instance_id);
+    let fixture: Value = serde_json::from_str(&text).unwrap();
+    mount(server, &fixture["exchanges"], 5).await;
+}
+
+fn at(app: &TestApp, method: Method, path: &str, version: &str) -> reqwest::RequestBuilder {
+    app.request(method, path).header("Version", version).header("Accept", "application/json")
+}
+
+async fn get_at(app: &TestApp, url: &str, version: &str) -> Reply {
+    send(app.client.get(url).header("Version", version)).await
+}
+
+async fn wait_op_at(app: &TestApp, url: &str, version: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let op = get_at(app, url, version).await.json();
+        if matches!(op["operationState"].as_str(), Some("COMPLETED" | "FAILED_TEMP" | "ROLLED_BACK")) {
+            return op;
+        }
+        assert!(Instant::now() < deadline, "operation stuck: {op}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// A Kubernetes VNF instantiated (VDU1: Deployment of 2, VDU2: StatefulSet of 1, Service
+/// vdu1-svc) and scaled out to 3 VDU1 pods, on recorded exchanges; the instance id.
+async fn kubernetes_vnf_scaled(app: &TestApp, server: &MockServer) -> String {
+    // VDU1 starts with the two pods of the recorded exchanges.
+    let csar = CsarBuilder::sample()
+        .descriptor_id(&uuid::Uuid::new_v4().to_string())
+        .vdu1_virtual_cp()
+        .edit(solgate_vnfpkg::testing::SAMPLE_DF_SIMPLE, |text| {
+            text.replacen(
+                "            instantiation_level_1:\n              number_of_instances: 1",
+                "            instantiation_level_1:\n              number_of_instances: 2",
+                1,
+            )
+        })
+        .file("Files/kubernetes/vdu1.yaml", VDU1_MANIFEST)
+        .file("Files/kubernetes/vdu2.yaml", VDU2_MANIFEST)
+        .to_bytes()
+        .unwrap();
+    let package_id = app.onboard_package(&csar).await;
+    let vnfd_id =
+        send(app.request(Method::GET, &format!("/vnfpkgm/v1/vnf_packages/{package_id}"))).await.json()["vnfdId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let id = create_instance(app, &vnfd_id, "cnf").await;
+    for name in [
+        "apply_deployment_service.json",
+        "apply_statefulset.json",
+        "watch_deployment.json",
+        "pods_running.json",
+        "read_workloads.json",
+    ] {
+        mount_fixture(server, name, &id).await;
+    }
+    let body = json!({
+        "flavourId": "simple",
+        "vimConnectionInfo": {"k8s": {"vimId": "8a3adb69-0784-43c7-833e-aab0b6ab4470",
+            "vimType": "ETSINFV.KUBERNETES.V_1", "interfaceInfo": {"endpoint": server.uri()},
+            "accessInfo": {"bearer_token": "sa-token"}}},
+        "additionalParams": {"lcm-kubernetes-def-files": ["Files/kubernetes/vdu1.yaml", "Files/kubernetes/vdu2.yaml"]}
+    });
+    let op = wait_op_at(app, &task(app, &id, "instantiate", body).await, "2.0.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+
+    // The cluster after the scale: three pods, the Deployment wants and has three.
+    let pod = |name: &str, created: &str| {
+        json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": name, "namespace": "default",
+            "uid": format!("uid-{name}"), "creationTimestamp": created, "labels": {"app": "vdu1"}},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+    };
+    let deployment = |generation: u32| {
+        json!({"kind": "Deployment", "apiVersion": "apps/v1",
+            "metadata": {"name": "vdu1", "namespace": "default", "generation": generation, "resourceVersion": "2100"},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "vdu1"}},
+                "template": {"metadata": {"labels": {"app": "vdu1"}}}},
+            "status": {"observedGeneration": generation, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 3,
+                "availableReplicas": 3}})
+    };
+    let scaled = json!([
+        {"request": {"method": "PATCH", "path": format!("{DEPLOYMENTS}/vdu1/scale")},
+         "response": {"status": 200, "body": {"kind": "Scale", "apiVersion": "autoscaling/v1",
+            "metadata": {"name": "vdu1", "namespace": "default"}, "spec": {"replicas": 3}, "status": {"replicas": 3}}}},
+        {"request": {"method": "PATCH", "path": "/apis/apps/v1/namespaces/default/statefulsets/vdu2/scale"},
+         "response": {"status": 200, "body": {"kind": "Scale", "apiVersion": "autoscaling/v1",
+            "metadata": {"name": "vdu2", "namespace": "default"}, "spec": {"replicas": 1}, "status": {"replicas": 1}}}},
+        {"request": {"method": "GET", "path": DEPLOYMENTS, "query": {"fieldSelector": "metadata.name=vdu1"},
+            "query_absent": ["watch"]},
+         "response": {"status": 200, "body": {"kind": "DeploymentList", "apiVersion": "apps/v1",
+            "metadata": {"resourceVersion": "2100"}, "items": [deployment(2)]}}},
+        {"request": {"method": "GET", "path": format!("{DEPLOYMENTS}/vdu1")},
+         "response": {"status": 200, "body": deployment(2)}},
+        {"request": {"method": "GET", "path": PODS, "query": {"labelSelector": "app=vdu1"}, "query_absent": ["watch"]},
+         "response": {"status": 200, "body": {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "2101"},
+            "items": [pod("vdu1-5d4b9c8f7d-8kx2p", "2026-11-22T03:00:01Z"), pod("vdu1-5d4b9c8f7d-q7wzn", "2026-11-22T03:00:02Z"),
+                pod("vdu1-5d4b9c8f7d-z9d4h", "2026-11-22T03:30:00Z")]}}}
+    ]);
+    mount(server, &scaled, 1).await;
+    let op = task(app, &id, "scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"})).await;
+    let op = wait_op_at(app, &op, "2.0.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    id
+}
+
+fn stored_instance(app: &TestApp, id: &str) -> Value {
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    solgate_db::repo::lcm::find_instance(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, id).unwrap().unwrap().body
+}
+
+fn deployment_mcio(info: &Value) -> &Value {
+    info["mcioInfo"]
+        .as_array()
+        .and_then(|list| list.iter().find(|m| m["mcioId"] == "Deployment/vdu1"))
+        .unwrap_or(&Value::Null)
+}
+
+#[tokio::test]
+async fn kubernetes_mcio_info_is_stored_after_scale_and_absent_under_2_0_0() {
+    let app = TestApp::spawn().await;
+    let server = MockServer::start().await;
+    let id = kubernetes_vnf_scaled(&app, &server).await;
+
+    let stored = stored_instance(&app, &id);
+    let mcio = deployment_mcio(&stored["instantiatedVnfInfo"]);
+    assert_eq!(
+        (mcio["desiredInstances"].as_u64(), mcio["availableInstances"].as_u64()),
+        (Some(3), Some(3)),
+        "{stored}"
+    );
+    assert_eq!(mcio["cismId"], "8a3adb69-0784-43c7-833e-aab0b6ab4470");
+    assert_eq!(stored["instantiatedVnfInfo"]["virtualCpInfo"][0]["cpdId"], "VDU1_VCP");
+
+    // SOL003 V3.3.1 has neither attribute: a 2.0.0 client never sees them.
+    let shown = get_at(&app, &format!("{}/vnflcm/v2/vnf_instances/{id}", app.address), "2.0.0").await.json();
+    assert_eq!(shown["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap().len(), 4, "{shown}");
+    assert!(shown["instantiatedVnfInfo"].get("mcioInfo").is_none(), "{shown}");
+    assert!(shown["instantiatedVnfInfo"].get("virtualCpInfo").is_none(), "{shown}");
+}
+
+/// Needs VNF LCM 2.10.0 in the registry.
+#[tokio::test]
+async fn kubernetes_mcio_info_shows_desired_and_available_instances_at_2_10_0() {
+    let app = TestApp::spawn().await;
+    let server = MockServer::start().await;
+    let id = kubernetes_vnf_scaled(&app, &server).await;
+
+    let reply = get_at(&app, &format!("{}/vnflcm/v2/vnf_instances/{id}", app.address), "2.10.0").await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(reply.header("version"), Some("2.10.0"));
+    let info = &reply.json()["instantiatedVnfInfo"];
+    assert_eq!(
+        *deployment_mcio(info),
+        json!({"mcioId": "Deployment/vdu1", "mcioName": "vdu1", "mcioNamespace": "default", "vduId": "VDU1",
+            "cismId": "8a3adb69-0784-43c7-833e-aab0b6ab4470", "mcioType": "Deployment",
+            "desiredInstances": 3, "availableInstances": 3})
+    );
+    let cp = &info["virtualCpInfo"][0];
+    assert_eq!((cp["cpInstanceId"].as_str(), cp["cpdId"].as_str()), (Some("vdu1-svc"), Some("VDU1_VCP")));
+    assert_eq!(cp["vduIds"], json!(["VDU1"]));
+}
+
+/// A local-VIM instance of a package with two deployable modules, instantiated with none
+/// selected; (instance id, vnfdId).
+async fn modular_instance(app: &TestApp) -> String {
+    let vnfd_id = crate::lcm_support::install_package(app, CsarBuilder::sample().two_deployable_modules());
+    let id = create_instance(app, &vnfd_id, "modular").await;
+    let op = wait_op_at(app, &task(app, &id, "instantiate", json!({"flavourId": "simple"})).await, "2.0.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    id
+}
+
+fn vnfcs_of(instance: &Value, vdu: &str) -> usize {
+    instance["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["vduId"] == vdu)
+        .count()
+}
+
+#[tokio::test]
+async fn select_depl_mods_is_no_resource_before_2_12_0_and_modules_start_unselected() {
+    let app = TestApp::spawn().await;
+    let id = modular_instance(&app).await;
+    // IFA011 7.1.8.24: a module's VNFCs exist only once it is selected.
+    let stored = stored_instance(&app, &id);
+    assert_eq!((vnfcs_of(&stored, "VDU1"), vnfcs_of(&stored, "VDU2")), (0, 0), "{stored}");
+
+    let path = format!("/vnflcm/v2/vnf_instances/{id}/select_depl_mods");
+    let reply =
+        send(at(&app, Method::POST, &path, "2.0.0").json(&json!({"selectedDeployableModule": ["front_module"]}))).await;
+    assert_eq!(reply.status, 404, "{}", reply.text);
+    assert!(reply.problem(404).contains("could not be found"), "{}", reply.text);
+    assert_eq!(vnfcs_of(&stored_instance(&app, &id), "VDU1"), 0, "nothing ran");
+}
+
+/// Needs VNF LCM 2.12.0 in the registry.
+#[tokio::test]
+async fn select_depl_mods_deploys_the_selected_modules_and_removes_the_others_at_2_12_0() {
+    let app = TestApp::spawn().await;
+    let id = modular_instance(&app).await;
+    let path = format!("/vnflcm/v2/vnf_instances/{id}/select_depl_mods");
+    let select = |modules: Value| {
+        send(at(&app, Method::POST, &path, "2.12.0").json(&json!({"selectedDeployableModule": modules})))
+    };
+
+    let reply = select(json!(["front_module"])).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let op = wait_op_at(&app, reply.header("location").unwrap(), "2.12.0").await;
+    assert_eq!(
+        (op["operationState"].as_str(), op["operation"].as_str()),
+        (Some("COMPLETED"), Some("SELECT_DEPL_MODS")),
+        "{op}"
+    );
+    let added: Vec<&Value> = op["resourceChanges"]["affectedVnfcs"].as_array().unwrap().iter().collect();
+    assert!(added.len() == 1 && added[0]["vduId"] == "VDU1" && added[0]["changeType"] == "ADDED", "{op}");
+    let instance = get_at(&app, &format!("{}/vnflcm/v2/vnf_instances/{id}", app.address), "2.12.0").await.json();
+    assert_eq!(instance["instantiatedVnfInfo"]["selectedDeployableModule"], json!(["front_module"]));
+    assert_eq!((vnfcs_of(&instance, "VDU1"), vnfcs_of(&instance, "VDU2")), (1, 0));
+
+    // The other module instead: VDU1's VNFC goes, VDU2 gets one.
+    let reply = select(json!(["back_module"])).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let op = wait_op_at(&app, reply.header("location").unwrap(), "2.12.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let instance = get_at(&app, &format!("{}/vnflcm/v2/vnf_instances/{id}", app.address), "2.12.0").await.json();
+    assert_eq!((vnfcs_of(&instance, "VDU1"), vnfcs_of(&instance, "VDU2")), (0, 1));
+    assert_eq!(instance["instantiatedVnfInfo"]["selectedDeployableModule"], json!(["back_module"]));
+
+    // Refusals: no module named (400), an unknown module (400).
+    assert_eq!(select(json!([])).await.status, 400);
+    let reply = send(at(&app, Method::POST, &path, "2.12.0").json(&json!({}))).await;
+    assert_eq!(reply.status, 400, "{}", reply.text);
+    assert!(select(json!(["nope"])).await.problem(400).contains("nope"));
+}
+
+/// Needs VNF LCM 2.12.0 in the registry.
+#[tokio::test]
+async fn select_depl_mods_refuses_a_vnfd_without_modules_and_an_instance_not_instantiated() {
+    let app = TestApp::spawn().await;
+    let vnfd_id = crate::lcm_support::install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "plain").await;
+    let path = format!("/vnflcm/v2/vnf_instances/{id}/select_depl_mods");
+    let body = json!({"selectedDeployableModule": ["front_module"]});
+    let reply = send(at(&app, Method::POST, &path, "2.12.0").json(&body)).await;
+    assert_eq!(reply.status, 409, "NOT_INSTANTIATED: {}", reply.text);
+    let op = wait_op_at(&app, &task(&app, &id, "instantiate", json!({"flavourId": "simple"})).await, "2.0.0").await;
+    assert_eq!(op["operationState"], "COMPLETED");
+    let reply = send(at(&app, Method::POST, &path, "2.12.0").json(&body)).await;
+    assert!(reply.problem(409).contains("declares no deployable modules"), "{}", reply.text);
+}
