@@ -390,3 +390,23 @@ pub fn resource_changes(before: &Inventory, after: &Inventory) -> Value {
     );
     json!({ "affectedVnfcs": vnfcs, "affectedVirtualLinks": links, "affectedVirtualStorages": storages })
 }
+
+/// `affectedVirtualCps` (SOL003 V4.3.1 AffectedVirtualCp) between two inventories: the
+/// virtual CPs (Kubernetes Services) an operation added, removed or changed. A member of the
+/// occurrence itself, not of `resourceChanges`.
+pub fn affected_virtual_cps(before: &Inventory, after: &Inventory) -> Vec<Value> {
+    let key = |cp: &Value| cp["cpInstanceId"].as_str().unwrap_or_default().to_owned();
+    let old: BTreeMap<String, &Value> = before.virtual_cp_info.iter().map(|cp| (key(cp), cp)).collect();
+    let new: BTreeMap<String, &Value> = after.virtual_cp_info.iter().map(|cp| (key(cp), cp)).collect();
+    let describe = |cp: &Value, change: &str| json!({"cpInstanceId": cp["cpInstanceId"], "cpdId": cp["cpdId"], "changeType": change});
+    let mut out: Vec<Value> = new
+        .iter()
+        .filter_map(|(id, cp)| match old.get(id) {
+            None => Some(describe(cp, "ADDED")),
+            Some(previous) if previous != cp => Some(describe(cp, "MODIFIED")),
+            Some(_) => None,
+        })
+        .collect();
+    out.extend(old.iter().filter(|(id, _)| !new.contains_key(*id)).map(|(_, cp)| describe(cp, "REMOVED")));
+    out
+}

@@ -176,7 +176,12 @@ pub fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event
                         body.insert(key.into(), list.clone());
                     }
                 }
-                for key in ["changedInfo", "changedExtConnectivity", "modificationsTriggeredByVnfPkgChange"] {
+                for key in [
+                    "changedInfo",
+                    "changedExtConnectivity",
+                    "modificationsTriggeredByVnfPkgChange",
+                    "affectedVirtualCps",
+                ] {
                     if let Some(value) = op.get(key).filter(|value| !value.is_null()) {
                         body.insert(key.into(), value.clone());
                     }

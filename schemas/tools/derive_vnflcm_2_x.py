@@ -244,10 +244,12 @@ def v2_10_0():
                                   "mcioId": {"type": "string"}, "mcioName": {"type": "string"},
                                   "mcioNamespace": {"type": "string"}, "vduId": {"type": "string"},
                                   "cismId": {"type": "string"},
-                                  "mcioType": {"type": "string", "enum": ["Deployment", "Statefulset"]},
+                                  # The text names Deployment and StatefulSet and permits
+                                  # additional values: an open string, not an enum.
+                                  "mcioType": {"type": "string"},
                                   "desiredInstances": {"type": "integer"}, "availableInstances": {"type": "integer"},
                                   "additionalInfo": {"type": "object"}}},
-                 f"{doc} McioInfo (managed container infrastructure object); {m('em/vnflcm/McioInfo')}."),
+                 f"{doc} McioInfo (managed container infrastructure object; mcioType e.g. Deployment, StatefulSet, additional values permitted); {m('em/vnflcm/McioInfo')}."),
         add_property("/$defs/InstantiatedVnfInfo", "mcioInfo", array_of("McioInfo"),
                      f"{doc} clause 5.5.2.2 VnfInstance.instantiatedVnfInfo.mcioInfo; {m('VnfInstanceInstantiatedVnfInfo')}."),
         add_type("AdditionalServiceInfo", {"type": "object", "required": ["portInfo"], "properties": {

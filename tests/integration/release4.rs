@@ -310,3 +310,58 @@ async fn select_depl_mods_refuses_a_vnfd_without_modules_and_an_instance_not_ins
     let reply = send(at(&app, Method::POST, &path, "2.12.0").json(&body)).await;
     assert!(reply.problem(409).contains("declares no deployable modules"), "{}", reply.text);
 }
+
+/// The instantiate of a Kubernetes VNF adds its Service as a virtual CP: the occurrence and
+/// its RESULT notification say so (`affectedVirtualCps`, V4.3.1) to a subscriber of 2.12.0,
+/// and a subscriber of 2.0.0 gets the same notification without any Release 4 attribute.
+#[tokio::test]
+async fn kubernetes_notifications_carry_release_4_attributes_only_for_release_4_subscribers() {
+    use crate::notifications::Receiver;
+
+    let receiver = Receiver::start().await;
+    let app = TestApp::spawn_with(crate::notifications::quick).await;
+    for (version, path) in [("2.0.0", "/r3"), ("2.12.0", "/r4")] {
+        let body = json!({"callbackUri": receiver.url(path),
+            "filter": {"notificationTypes": ["VnfLcmOperationOccurrenceNotification"]}});
+        let reply = send(at(&app, Method::POST, "/vnflcm/v2/subscriptions", version).json(&body)).await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+    }
+    let server = MockServer::start().await;
+    let id = kubernetes_vnf_scaled(&app, &server).await;
+
+    let ops = send(at(&app, Method::GET, "/vnflcm/v2/vnf_lcm_op_occs?all_fields", "2.12.0")).await.json();
+    let instantiate = ops.as_array().unwrap().iter().find(|op| op["operation"] == "INSTANTIATE").unwrap();
+    assert_eq!(
+        instantiate["affectedVirtualCps"],
+        json!([{"cpInstanceId": "vdu1-svc", "cpdId": "VDU1_VCP", "changeType": "ADDED"}]),
+        "{instantiate}"
+    );
+    let older = send(at(&app, Method::GET, "/vnflcm/v2/vnf_lcm_op_occs?all_fields", "2.0.0")).await.json();
+    assert!(older.as_array().unwrap().iter().all(|op| op.get("affectedVirtualCps").is_none()), "{older}");
+
+    // START, PROCESSING and RESULT of the instantiate and of the scale, on both.
+    let within = Duration::from_secs(20);
+    let r4 = receiver.wait_delivered("/r4", 6, within).await;
+    let r3 = receiver.wait_delivered("/r3", 6, within).await;
+    let result_of = |received: &[crate::notifications::Received]| {
+        received
+            .iter()
+            .map(|r| r.body.clone())
+            .find(|body| body["operation"] == "INSTANTIATE" && body["operationState"] == "COMPLETED")
+            .unwrap()
+    };
+    let (newer, older) = (result_of(&r4), result_of(&r3));
+    assert_eq!(newer["vnfInstanceId"], id.as_str());
+    assert_eq!(newer["affectedVirtualCps"], instantiate["affectedVirtualCps"], "{newer}");
+    assert!(r4.iter().all(|r| r.header("version") == Some("2.12.0")));
+    assert!(older.get("affectedVirtualCps").is_none(), "{older}");
+    assert!(r3.iter().all(|r| r.header("version") == Some("2.0.0")));
+    // Apart from what Release 4 adds (and the ids of the two deliveries), the bodies agree.
+    let strip = |mut body: Value| {
+        for key in ["id", "subscriptionId", "_links", "affectedVirtualCps", "timeStamp"] {
+            body.as_object_mut().unwrap().remove(key);
+        }
+        body
+    };
+    assert_eq!(strip(newer), strip(older));
+}

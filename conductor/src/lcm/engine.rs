@@ -607,9 +607,14 @@ async fn finish(
         instance::set_vim_state(&mut target, &inventory);
     }
     let original = inventory_of(&job.instance.body);
-    let changes = resource_changes(if rolling_back { &original } else { &before }, &inventory);
+    let baseline = if rolling_back { &original } else { &before };
+    let changes = resource_changes(baseline, &inventory);
     if !inventory.is_empty() || !before.is_empty() || !original.is_empty() {
         job.op.body["resourceChanges"] = changes;
+    }
+    let virtual_cps = instance::affected_virtual_cps(baseline, &inventory);
+    if !virtual_cps.is_empty() {
+        job.op.body["affectedVirtualCps"] = Value::Array(virtual_cps);
     }
     if let Some(changed) = plan.changed_info {
         job.op.body["changedInfo"] = changed;

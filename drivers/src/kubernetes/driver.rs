@@ -565,7 +565,8 @@ impl KubernetesRun<'_, '_> {
                 let protocol = port.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
                 // An unnamed port (a Service may have one) is named by its number.
                 let name = port.get("name").and_then(Value::as_str).map_or_else(|| number.to_string(), str::to_owned);
-                Some(json!({"name": name, "protocol": protocol, "port": number}))
+                // The port comes from the package's manifest; the NFVO cannot configure it.
+                Some(json!({"name": name, "protocol": protocol, "port": number, "portConfigurable": false}))
             })
             .collect();
         if !ports.is_empty() {

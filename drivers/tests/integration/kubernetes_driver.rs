@@ -399,7 +399,7 @@ async fn instantiate_and_scale_report_each_workloads_desired_and_available_insta
             "resourceHandle": {"vimConnectionId": "vim-k8s-1", "resourceId": "vdu1-svc", "vimLevelResourceType": "Service"},
             "cpProtocolInfo": [{"layerProtocol": "IP_FOR_VIRTUAL_CP", "virtualCpAddress": {"type": "IPV4"}}],
             "vduIds": ["VDU1"],
-            "additionalServiceInfo": [{"portInfo": [{"name": "http", "protocol": "TCP", "port": 80}]}],
+            "additionalServiceInfo": [{"portInfo": [{"name": "http", "protocol": "TCP", "port": 80, "portConfigurable": false}]}],
             "metadata": {"namespace": "default", "serviceType": "ClusterIP", "clusterIP": "10.96.120.15"}})]
     );
 
