@@ -119,15 +119,7 @@ pub fn for_target_size(
     let flavour = flavour(vnfd, flavour_id)?;
     // Aspects the request does not name stay at the default instantiation level's scale level.
     let mut levels = initial_levels(flavour, None)?;
-    for entry in targets.as_array().into_iter().flatten() {
-        let aspect = entry["aspectId"].as_str().unwrap_or_default();
-        let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
-        let level = entry["scaleLevel"].as_i64().unwrap_or(-1);
-        if level < 0 || level > i64::from(max) {
-            return Err(PlanError::LevelOutOfRange { aspect: aspect.to_owned(), level, max });
-        }
-        levels.insert(aspect.to_owned(), u32::try_from(level).unwrap_or(0));
-    }
+    set_levels(flavour, &mut levels, targets.as_array().map_or(&[][..], Vec::as_slice))?;
     let mut counts =
         flavour.vdu_instances_at(&levels).ok_or_else(|| PlanError::Invalid("scale levels outside the VNFD".into()))?;
     deselect(flavour, &mut counts, modules);
@@ -259,6 +251,12 @@ pub fn levels_to(
         return Err(PlanError::Invalid("Either instantiationLevelId or scaleInfo is required.".into()));
     };
     let mut levels = current.clone();
+    set_levels(flavour, &mut levels, scale_info)?;
+    Ok(levels)
+}
+
+/// Applies ScaleInfo entries (`aspectId`, `scaleLevel`), each checked against the flavour.
+fn set_levels(flavour: &Flavour, levels: &mut BTreeMap<String, u32>, scale_info: &[Value]) -> Result<(), PlanError> {
     for entry in scale_info {
         let aspect = entry["aspectId"].as_str().unwrap_or_default();
         let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
@@ -268,7 +266,7 @@ pub fn levels_to(
         }
         levels.insert(aspect.to_owned(), u32::try_from(level).unwrap_or(0));
     }
-    Ok(levels)
+    Ok(())
 }
 
 /// Scale levels recorded in `instantiatedVnfInfo.scaleStatus`.
