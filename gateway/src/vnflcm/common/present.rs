@@ -28,7 +28,9 @@ pub fn render(negotiated: &Negotiated, resource: &str, stored: &Value, links: Va
 /// `_links` as the negotiated minor defines them: a link a later minor added (e.g.
 /// `changeCurrentVnfPkg`, SOL003 V3.6.1) is left out for an earlier one.
 fn links_for_version(negotiated: &Negotiated, resource: &str, links: Value) -> Value {
-    let wrapped = json!({ "_links": links });
+    let mut wrapped = Map::new();
+    wrapped.insert("_links".to_owned(), links);
+    let wrapped = Value::Object(wrapped);
     match negotiated.entry.dictionary.try_render(resource, &wrapped) {
         Some(Value::Object(mut rendered)) if rendered.contains_key("_links") => {
             rendered.shift_remove("_links").unwrap_or_default()
