@@ -135,6 +135,15 @@ fn grant_for(request: &Value, vim_type: &str) -> Value {
             }
         },
         "zones": [{"id": "zone-a", "zoneId": "az-1", "vimConnectionId": GRANTED_VIM}],
+        // SOL003 V4.3.1: the container registry and the MCIOP repository the VNF may use.
+        "cirConnectionInfo": {
+            "cir1": {"vimType": "ETSINFV.CIR.V_1", "interfaceInfo": {"endpoint": "https://registry.nfvo.example"},
+                "accessInfo": {"username": "puller", "password": GRANTED_SECRET}}
+        },
+        "mciopRepositoryInfo": {
+            "helm1": {"vimType": "ETSINFV.MCIOP_REPOSITORY.V_1",
+                "interfaceInfo": {"endpoint": "https://charts.nfvo.example"}}
+        },
         "addResources": infos("addResources"),
         "removeResources": infos("removeResources"),
         "_links": {
@@ -1403,4 +1412,39 @@ async fn a_rolling_update_asks_to_recreate_the_named_vdus() {
     assert_eq!(of_type(request, "addResources", "STORAGE"), repeated(&[("VDU2", "VirtualStorage", 1)]));
     let removed = request["removeResources"].as_array().unwrap();
     assert_eq!(removed[0]["resource"], vdu2["computeResource"], "{request}");
+}
+
+/// SOL003 V4.3.1: the cluster registry and MCIOP repository a Grant names are recorded on the
+/// instance (credentials sealed, never shown) and shown from VNF LCM 2.10.0 on.
+#[tokio::test]
+async fn the_grants_container_registries_and_mciop_repositories_are_recorded_from_2_10_0() {
+    let nfvo = TestNfvo::start(Decision::Grant);
+    let app = app_with(Db::Sqlite, &nfvo).await.unwrap();
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "cnf").await;
+    let op =
+        wait_op(&app, &task(&app, &id, "instantiate", instantiate_body()).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let at = |version: &'static str| {
+        send(
+            app.request(Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"))
+                .header("Version", version)
+                .header("Accept", "application/json"),
+        )
+    };
+    let newer = at("2.10.0").await;
+    let instance = newer.json();
+    assert_eq!(instance["cirConnectionInfo"]["cir1"]["interfaceInfo"]["endpoint"], "https://registry.nfvo.example");
+    assert_eq!(instance["mciopRepositoryInfo"]["helm1"]["vimType"], "ETSINFV.MCIOP_REPOSITORY.V_1", "{instance}");
+    assert!(!newer.text.contains(GRANTED_SECRET), "credentials are never shown: {}", newer.text);
+    let older = at("2.0.0").await.json();
+    assert!(older.get("cirConnectionInfo").is_none() && older.get("mciopRepositoryInfo").is_none(), "{older}");
+    // Stored sealed.
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    let stored = solgate_db::repo::lcm::find_instance(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, &id)
+        .unwrap()
+        .unwrap()
+        .body;
+    assert!(!stored.to_string().contains(GRANTED_SECRET), "{stored}");
 }

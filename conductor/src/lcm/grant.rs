@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use solgate_core::links::{Links, href};
 use solgate_core::operation::{InfraWork, OperationPlan};
 use solgate_core::secrets::SecretBox;
-use solgate_core::{PRIVATE_KEY, shapes};
+use solgate_core::{PRIVATE_KEY, merge_patch, shapes};
 use solgate_db::repo::lcm::{InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_drivers::GrantedPlacement;
 use solgate_vnfpkg::Flavour;
@@ -428,6 +428,21 @@ pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPla
             .or_else(|| sealed.into_iter().next());
         if plan.infra.is_some() {
             plan.vim = chosen;
+        }
+    }
+    // SOL003 V4.3.1: for container-based VNFs the NFVO's Grant names the CISM clusters
+    // (`cirConnectionInfo`, container image registries) and MCIOP repositories the VNF uses;
+    // the instance records them as it does the VIM connections (credentials sealed, never
+    // shown). Maps keyed by id, as VimConnectionInfo in v2.
+    if into_target && major == LcmMajor::V2 && plan.target.is_object() {
+        for key in ["cirConnectionInfo", "mciopRepositoryInfo"] {
+            let mut connections = in_shape_of(major, &grant[key]);
+            if let Value::Object(entries) = &mut connections
+                && !entries.is_empty()
+            {
+                secrets.seal(&mut connections);
+                merge_patch(&mut plan.target[key], &connections);
+            }
         }
     }
     if let Some(deployment) = &mut plan.deployment {
