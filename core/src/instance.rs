@@ -22,6 +22,7 @@ pub fn inventory_of(instance: &Value) -> Inventory {
         vnf_state: info["vnfState"].as_str().unwrap_or("STARTED").to_owned(),
         mcio_info: serde_json::from_value(list("mcioInfo")).unwrap_or_default(),
         virtual_cp_info: serde_json::from_value(list("virtualCpInfo")).unwrap_or_default(),
+        vip_cp_info: serde_json::from_value(list("vipCpInfo")).unwrap_or_default(),
     }
 }
 
@@ -106,6 +107,10 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
     // SOL003 V4.3.1 (VNF LCM 2.10.0): what the CISM reports, only where the VIM is one.
     if !inventory.virtual_cp_info.is_empty() {
         info.insert("virtualCpInfo".into(), json!(inventory.virtual_cp_info));
+    }
+    // SOL003 V3.5.1 (VNF LCM 2.1.0): the VipCps' addresses, as the VIM allocated them.
+    if !inventory.vip_cp_info.is_empty() {
+        info.insert("vipCpInfo".into(), json!(inventory.vip_cp_info));
     }
     if !inventory.mcio_info.is_empty() {
         info.insert("mcioInfo".into(), json!(inventory.mcio_info));
@@ -395,9 +400,21 @@ pub fn resource_changes(before: &Inventory, after: &Inventory) -> Value {
 /// virtual CPs (Kubernetes Services) an operation added, removed or changed. A member of the
 /// occurrence itself, not of `resourceChanges`.
 pub fn affected_virtual_cps(before: &Inventory, after: &Inventory) -> Vec<Value> {
+    affected_cps(&before.virtual_cp_info, &after.virtual_cp_info)
+}
+
+/// `affectedVipCps` (SOL003 V3.5.1 AffectedVipCp) between two inventories: the VipCps an
+/// operation added, removed or changed (another address, or other VNFC CPs sharing it). A
+/// member of the occurrence itself.
+pub fn affected_vip_cps(before: &Inventory, after: &Inventory) -> Vec<Value> {
+    affected_cps(&before.vip_cp_info, &after.vip_cp_info)
+}
+
+/// ADDED, MODIFIED and REMOVED CP instances between two lists, by `cpInstanceId`.
+fn affected_cps(before: &[Value], after: &[Value]) -> Vec<Value> {
     let key = |cp: &Value| cp["cpInstanceId"].as_str().unwrap_or_default().to_owned();
-    let old: BTreeMap<String, &Value> = before.virtual_cp_info.iter().map(|cp| (key(cp), cp)).collect();
-    let new: BTreeMap<String, &Value> = after.virtual_cp_info.iter().map(|cp| (key(cp), cp)).collect();
+    let old: BTreeMap<String, &Value> = before.iter().map(|cp| (key(cp), cp)).collect();
+    let new: BTreeMap<String, &Value> = after.iter().map(|cp| (key(cp), cp)).collect();
     let describe = |cp: &Value, change: &str| json!({"cpInstanceId": cp["cpInstanceId"], "cpdId": cp["cpdId"], "changeType": change});
     let mut out: Vec<Value> = new
         .iter()

@@ -162,6 +162,10 @@ pub struct Inventory {
     /// SOL003 V4.3.1 VirtualCpInfo: the virtual CPs (Kubernetes Services) of the VNF.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub virtual_cp_info: Vec<Value>,
+    /// SOL003 V3.5.1 VipCpInfo: the virtual IP addresses of the VNF's VipCps, with the VNFC
+    /// CPs that share each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vip_cp_info: Vec<Value>,
 }
 
 fn started() -> String {
