@@ -1,8 +1,9 @@
 //! SOL003 Release 3/4 attributes solgate produces from driver state: `mcioInfo` and
-//! `virtualCpInfo` of a Kubernetes VNF (V4.3.1, VNF LCM 2.10.0) and the select_depl_mods
-//! task (V4.5.1, VNF LCM 2.12.0); the local VIM's `vipCpInfo` (V3.5.1, 2.1.0). The Kubernetes API server is a wiremock server answering
-//! recorded exchanges: the real API's request/response shapes (drivers/tests/fixtures/
-//! kubernetes, Kubernetes API reference v1.30), the scaled state inline in the same shapes.
+//! `virtualCpInfo` of a Kubernetes VNF (V4.3.1, VNF LCM 2.10.0), the select_depl_mods task
+//! (V4.5.1, VNF LCM 2.12.0) and the local VIM's `vipCpInfo` (V3.5.1, VNF LCM 2.1.0). The
+//! Kubernetes API server is a wiremock server answering recorded exchanges: the real API's
+//! request/response shapes (drivers/tests/fixtures/kubernetes, Kubernetes API reference
+//! v1.30), the scaled state inline in the same shapes.
 //!
 //! Tests reading at 2.10.0 / 2.12.0 need those minors in the schema registry.
 

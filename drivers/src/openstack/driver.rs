@@ -12,6 +12,10 @@
 //!   `additionalParams.nfv` is merged over it (JSON merge patch, kept for later operations).
 //!   Scale-in first marks the newest VNFCs' scaling-group members unhealthy so Heat removes
 //!   those (Tacker's `scale`). `extManagedVirtualLinks` replace the template's networks.
+//!   Each VipCp of the flavour (SOL001 V3.5.1) becomes an `OS::Neutron::Port` named after it
+//!   on its virtual link's network, and every port of its target VduCps allows that port's
+//!   address (`allowed_address_pairs`); a target port in a nested template gets the address
+//!   through a `<VipCp>_address` parameter, passed by each use of the template.
 //! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
 //!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
 //!   The stack is first waited for while an update runs on it; each server resource is
@@ -23,8 +27,10 @@
 //! After each stack operation the resources are listed (`nested_depth=2`) and mapped:
 //! `OS::Nova::Server` → VnfcResourceInfo, `OS::Cinder::Volume` → VirtualStorageResourceInfo,
 //! `OS::Neutron::Net` → VnfVirtualLinkResourceInfo, `OS::Neutron::Port` of a VduCp → the
-//! VNFC's vnfcCpInfo and the link port of its internal VL. Only resources named as VNFD
-//! nodes of the flavour count (Tacker's `_get_checked_reses`). `vim_state` holds the stack
+//! VNFC's vnfcCpInfo and the link port of its internal VL, the port of a VipCp → its
+//! VipCpInfo (the address read from the port resource's `fixed_ips` attribute) and a link
+//! port of its VL. Only resources named as VNFD nodes of the flavour count (Tacker's
+//! `_get_checked_reses`). `vim_state` holds the stack
 //! name and id, the flavour and template digest last sent, and the `nfv` parameter.
 //!
 //! Re-runs. After a conductor crash another conductor runs the same action again from the
@@ -403,6 +409,60 @@ fn apply_ext_managed_vls(template: &mut Value, links: &Value) {
     }
 }
 
+/// VipCps (see the module documentation): their ports, and the address pairs that let the
+/// target VduCps' ports answer on the VIP. Files it changes are sent as JSON text (Heat
+/// takes a JSON template as it takes YAML).
+fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, flavour: &Flavour) -> Result<(), Halt> {
+    fn allow(port: &mut Value, address: Value) {
+        let pairs = &mut port["properties"]["allowed_address_pairs"];
+        if !pairs.is_array() {
+            *pairs = json!([]);
+        }
+        if let Some(pairs) = pairs.as_array_mut() {
+            pairs.push(json!({"ip_address": address}));
+        }
+    }
+    for vip in &flavour.vip_cps {
+        let address = json!({"get_attr": [vip.id, "fixed_ips", 0, "ip_address"]});
+        let parameter = format!("{}_address", vip.id);
+        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else {
+            return Err(failed("the BaseHOT top template has no resources"));
+        };
+        resources.insert(
+            vip.id.clone(),
+            json!({"type": PORT, "properties": {"network": {"get_resource": vip.virtual_link}}}),
+        );
+        for target in &vip.targets {
+            if let Some(port) = resources.get_mut(target).filter(|res| res["type"] == PORT) {
+                allow(port, address.clone());
+                continue;
+            }
+            for (name, text) in files.iter_mut() {
+                let mut nested = parse_hot(text).map_err(|error| failed(format!("BaseHOT nested {name}: {error}")))?;
+                let Some(port) = nested.pointer_mut(&format!("/resources/{target}")).filter(|res| res["type"] == PORT)
+                else {
+                    continue;
+                };
+                allow(port, json!({"get_param": parameter}));
+                nested["parameters"][&parameter] = json!({"type": "string"});
+                *text = serde_json::to_string_pretty(&nested).unwrap_or_default();
+                // Each use of the nested template, directly or as a scaling group's member.
+                for resource in resources.values_mut() {
+                    let user = if resource["type"] == name.as_str() {
+                        Some(resource)
+                    } else {
+                        resource.pointer_mut("/properties/resource").filter(|member| member["type"] == name.as_str())
+                    };
+                    if let Some(user) = user {
+                        user["properties"][&parameter] = address.clone();
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The VDU a server belongs to: its resource name, else its parent's name (with a
 /// userdata_standard `-<index>` suffix removed).
 fn vdu_of(resource: &StackResource, flavour: &Flavour) -> Option<String> {
@@ -615,6 +675,62 @@ fn map_resources(
         vnf_state: previous.vnf_state.clone(),
         ..Inventory::default()
     }
+}
+
+/// SOL003 VipCpInfo of a VipCp's port, whose addresses the port resource's `fixed_ips`
+/// attribute gives; the port becomes a link port of the VipCp's virtual link.
+fn vip_cp_info(
+    vip: &solgate_vnfpkg::VipCpd,
+    port: &StackResource,
+    fixed_ips: Option<&Value>,
+    inventory: &mut Inventory,
+    vim_connection_id: Option<&str>,
+) -> Value {
+    let cp_instance_id = format!("{}-{}", vip.id, port.physical_resource_id.chars().take(8).collect::<String>());
+    let addresses: Vec<Value> = fixed_ips
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|fixed| {
+            let ip = fixed["ip_address"].as_str()?;
+            let mut address =
+                json!({"type": if ip.contains(':') { "IPV6" } else { "IPV4" }, "addresses": [ip], "isDynamic": true});
+            if let Some(subnet) = fixed["subnet_id"].as_str() {
+                address["subnetId"] = json!(subnet);
+            }
+            Some(address)
+        })
+        .collect();
+    let associated: Vec<&Value> = inventory
+        .vnfc_resources
+        .iter()
+        .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
+        .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| vip.targets.iter().any(|target| target == cpd)))
+        .map(|cp| &cp["id"])
+        .collect();
+    let mut info = json!({
+        "cpInstanceId": cp_instance_id,
+        "cpdId": vip.id,
+        "associatedVnfcCpIds": associated,
+    });
+    if !addresses.is_empty() {
+        info["cpProtocolInfo"] =
+            json!([{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"ipAddresses": addresses}}]);
+    }
+    if let Some(link) = inventory.virtual_links.iter_mut().find(|vl| vl.vnf_virtual_link_desc_id == vip.virtual_link) {
+        let handle = ResourceHandle {
+            vim_connection_id: vim_connection_id.map(str::to_owned),
+            resource_id: port.physical_resource_id.clone(),
+            vim_level_resource_type: Some(port.resource_type.clone()),
+        };
+        link.vnf_link_ports.push(json!({
+            "id": port.physical_resource_id,
+            "resourceHandle": handle,
+            "vipCpInstanceId": cp_instance_id,
+        }));
+        info["vnfLinkPortId"] = json!(port.physical_resource_id);
+    }
+    info
 }
 
 /// One run of an action against the VNF's Heat stack.
@@ -833,6 +949,23 @@ impl HeatRun<'_, '_> {
         let flavour = vnfd_flavour(self.ctx.vnfd, &flavour_id)?;
         let mut inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
         inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+        for vip in &flavour.vip_cps {
+            // The VipCp's port, in the top stack.
+            let Some(port) = resources.iter().find(|res| {
+                res.resource_type == PORT
+                    && res.resource_name == vip.id
+                    && res.parent_resource.is_none()
+                    && !res.physical_resource_id.is_empty()
+            }) else {
+                continue;
+            };
+            let what = format!("reading port resource {} of Heat stack {}", vip.id, self.state.stack_name);
+            let shown = self.cancel.guard(&what, self.heat.get_resource(&stack, &vip.id)).await?;
+            let fixed_ips =
+                shown.as_ref().and_then(|res| res.extra.get("attributes")).map(|attributes| &attributes["fixed_ips"]);
+            let info = vip_cp_info(vip, port, fixed_ips, &mut inventory, self.vim_connection_id());
+            inventory.vip_cp_info.push(info);
+        }
         self.inventory = inventory;
         Ok(())
     }
@@ -899,11 +1032,13 @@ impl ActionRun for HeatRun<'_, '_> {
         self.flavour_id = Some(plan.flavour_id.clone());
         let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
         let mut template = hot.template;
+        let mut files = hot.files;
+        apply_vip_cps(&mut template, &mut files, vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?)?;
         apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
         let nfv = self.nfv_for(&template, plan)?;
 
         if self.state.stack_id.is_none() {
-            self.create(template, hot.files, &hot.digest, plan, nfv).await?;
+            self.create(template, files, &hot.digest, plan, nfv).await?;
         } else {
             // A re-run of an update (a scale) whose PATCH the earlier run sent may find it
             // still running: wait for it, or Heat refuses this one. One GET when the stack
@@ -912,7 +1047,7 @@ impl ActionRun for HeatRun<'_, '_> {
             self.mark_scale_in_members(plan).await?;
             let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
                 && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
-            let replace = (!same_template).then_some((template, hot.files));
+            let replace = (!same_template).then_some((template, files));
             self.update(replace, nfv).await?;
             self.state.flavour_id = Some(plan.flavour_id.clone());
             self.state.template_digest = Some(hot.digest);
@@ -1047,8 +1182,14 @@ impl ActionRun for HeatRun<'_, '_> {
             && let Ok(resources) = self.heat.list_resources(&self.state.identifier(), 2).await
         {
             let state = self.inventory.vim_state.clone();
+            let mut vips = std::mem::take(&mut self.inventory.vip_cp_info);
             self.inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
             self.inventory.vim_state = state;
+            // The VipCps whose port is still there, as last read.
+            vips.retain(|vip| {
+                resources.iter().any(|res| Some(res.physical_resource_id.as_str()) == vip["vnfLinkPortId"].as_str())
+            });
+            self.inventory.vip_cp_info = vips;
         }
     }
 

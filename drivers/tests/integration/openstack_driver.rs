@@ -958,3 +958,73 @@ async fn instantiate_over_https_without_the_ca_fails_the_certificate_check_and_s
     assert_eq!(front.handshakes(), 0);
     assert!(server.received_requests().await.unwrap().is_empty());
 }
+
+/// A VipCp (SOL001 V3.5.1) on internalVL1 shared by VDU1_CP2 (in the nested template) and
+/// VDU2_CP1 (in the top one): the stack gets a port for it on the VL's network, both target
+/// ports allow its address, and the inventory reports the address Neutron gave it (read from
+/// the port resource's `fixed_ips` attribute) with the VNFC CPs sharing it.
+#[tokio::test]
+async fn a_vip_cp_becomes_a_port_whose_address_the_target_ports_allow() {
+    let pkg = package(
+        &CsarBuilder::sample()
+            .internal_vip_cp()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("BaseHOT/simple/nested/VDU1.yaml", NESTED_VDU1),
+    );
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_vnf_vip.json", &[]).await;
+    let plan = plan(2);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    let body: Value = posts[0].body_json().unwrap();
+    let resources = &body["template"]["resources"];
+    assert_eq!(
+        resources["VIP_CP"],
+        json!({"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "internalVL1"}}})
+    );
+    let address = json!({"get_attr": ["VIP_CP", "fixed_ips", 0, "ip_address"]});
+    assert_eq!(resources["VDU2_CP1"]["properties"]["allowed_address_pairs"], json!([{"ip_address": address}]));
+    // VDU1_CP2 is in the scaling group's member template: the address goes down as a parameter.
+    assert_eq!(resources["VDU1_scale_group"]["properties"]["resource"]["properties"]["VIP_CP_address"], address);
+    let nested = solgate_drivers::openstack::parse_hot(body["files"]["VDU1.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(nested["parameters"]["VIP_CP_address"], json!({"type": "string"}));
+    assert_eq!(
+        nested["resources"]["VDU1_CP2"]["properties"]["allowed_address_pairs"],
+        json!([{"ip_address": {"get_param": "VIP_CP_address"}}])
+    );
+    assert!(nested["resources"]["VDU1_CP1"]["properties"].get("allowed_address_pairs").is_none(), "not a target");
+    assert!(resources["VDU1_scale_group"]["properties"]["resource"]["properties"]["net2"].is_object());
+
+    let vip_port = "d4e5f6a7-8b9c-4d0e-9f1a-2b3c4d5e6f70";
+    assert_eq!(inventory.vip_cp_info.len(), 1);
+    let vip = &inventory.vip_cp_info[0];
+    assert_eq!(vip["cpdId"], "VIP_CP");
+    assert_eq!(vip["vnfLinkPortId"], vip_port);
+    assert_eq!(
+        vip["cpProtocolInfo"],
+        json!([{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"ipAddresses": [{"type": "IPV4",
+            "addresses": ["192.168.10.23"], "isDynamic": true, "subnetId": "9c0d1e2f-3a4b-4c5d-9e6f-7a8b9c0d1e2f"}]}}])
+    );
+    let mut sharing: Vec<&str> = inventory
+        .vnfc_resources
+        .iter()
+        .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
+        .filter(|cp| cp["cpdId"] == "VDU1_CP2" || cp["cpdId"] == "VDU2_CP1")
+        .map(|cp| cp["id"].as_str().unwrap())
+        .collect();
+    sharing.sort();
+    let mut associated: Vec<&str> =
+        vip["associatedVnfcCpIds"].as_array().unwrap().iter().map(|id| id.as_str().unwrap()).collect();
+    associated.sort();
+    assert_eq!((associated.len(), associated), (3, sharing));
+    let link_port = inventory.virtual_links[0].vnf_link_ports.iter().find(|p| p["id"] == vip_port).unwrap();
+    assert_eq!(link_port["vipCpInstanceId"], vip["cpInstanceId"]);
+    assert_eq!(link_port["resourceHandle"]["resourceId"], vip_port);
+}
