@@ -413,13 +413,13 @@ fn apply_ext_managed_vls(template: &mut Value, links: &Value) {
 /// target VduCps' ports answer on the VIP. Files it changes are sent as JSON text (Heat
 /// takes a JSON template as it takes YAML).
 fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, flavour: &Flavour) -> Result<(), Halt> {
-    fn allow(port: &mut Value, address: Value) {
+    fn allow(port: &mut Value, address: &Value) {
         let pairs = &mut port["properties"]["allowed_address_pairs"];
         if !pairs.is_array() {
             *pairs = json!([]);
         }
         if let Some(pairs) = pairs.as_array_mut() {
-            pairs.push(json!({"ip_address": address}));
+            pairs.push(json!({"ip_address": address.clone()}));
         }
     }
     for vip in &flavour.vip_cps {
@@ -434,7 +434,7 @@ fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, fla
         );
         for target in &vip.targets {
             if let Some(port) = resources.get_mut(target).filter(|res| res["type"] == PORT) {
-                allow(port, address.clone());
+                allow(port, &address);
                 continue;
             }
             for (name, text) in files.iter_mut() {
@@ -443,7 +443,7 @@ fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, fla
                 else {
                     continue;
                 };
-                allow(port, json!({"get_param": parameter}));
+                allow(port, &json!({"get_param": parameter}));
                 nested["parameters"][&parameter] = json!({"type": "string"});
                 *text = serde_json::to_string_pretty(&nested).unwrap_or_default();
                 // Each use of the nested template, directly or as a scaling group's member.
