@@ -16,6 +16,15 @@
 //!   on its virtual link's network, and every port of its target VduCps allows that port's
 //!   address (`allowed_address_pairs`); a target port in a nested template gets the address
 //!   through a `<VipCp>_address` parameter, passed by each use of the template.
+//!   An external CP whose `cpConfig` has subport entries (SOL003 V3.5.1: `parentCpConfigId`,
+//!   or a `segmentationId` with `segmentationType` VLAN, the default) gets an
+//!   `OS::Neutron::Trunk` `<cpd>_trunk` with its own port (a top-level resource named after
+//!   the CPD) as parent and one `vlan` subport per entry: the pre-created port of the entry's
+//!   `linkPortId` (the `extLinkPorts` entry's resource), else a new port `<cpd>_<cpConfigId>`
+//!   on the entry's external network; servers then take the parent port from the trunk
+//!   (`get_attr: [<cpd>_trunk, port_id]`, as Heat advises for Open vSwitch). Heat's trunk
+//!   takes only `vlan` subports, so `INHERIT` is refused; so is a subport without a port
+//!   (`createExtLinkPort` false and no `linkPortId`).
 //! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
 //!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
 //!   The stack is first waited for while an update runs on it; each server resource is
@@ -94,6 +103,7 @@ const SERVER: &str = "OS::Nova::Server";
 const VOLUME: &str = "OS::Cinder::Volume";
 const NETWORK: &str = "OS::Neutron::Net";
 const PORT: &str = "OS::Neutron::Port";
+const TRUNK: &str = "OS::Neutron::Trunk";
 const SCALING_GROUP: &str = "OS::Heat::AutoScalingGroup";
 
 /// Heat-backed infra driver for `ETSINFV.OPENSTACK_KEYSTONE.V_3` VIMs.
@@ -260,41 +270,64 @@ fn nfv_skeleton(template: &Value) -> Value {
     Value::Object(nfv)
 }
 
-/// `cpConfig` values (a map in SOL003 v3, a list in v2.6.1).
+/// `cpConfig` values (a map in SOL003 v3, a list in v2.6.1), but for trunk subports: those
+/// are ports of their own, not addresses of the CP's port.
 fn cp_configs(ext_cp: &Value) -> Vec<&Value> {
-    match ext_cp.get("cpConfig") {
+    let configs: Vec<&Value> = match ext_cp.get("cpConfig") {
         Some(Value::Object(map)) => map.values().collect(),
         Some(Value::Array(items)) => items.iter().collect(),
         _ => Vec::new(),
-    }
+    };
+    configs.into_iter().filter(|config| !crate::infra::is_subport(config)).collect()
 }
 
-/// The `extVirtualLinks` entry and `extCps` entry of an external CPD.
+/// The `extVirtualLinks` entry and `extCps` entry of an external CPD (the one that
+/// configures the CP's own port, not only subports).
 fn ext_cp<'p>(plan: &'p DeploymentPlan, cpd_id: &str) -> Option<(&'p Value, &'p Value)> {
     plan.ext_virtual_links.as_array()?.iter().find_map(|vl| {
-        let cp = vl.get("extCps")?.as_array()?.iter().find(|cp| cp["cpdId"] == cpd_id)?;
+        let cp = vl.get("extCps")?.as_array()?.iter().find(|cp| {
+            let all_subports = cp["cpConfig"]
+                .as_object()
+                .is_some_and(|map| !map.is_empty() && map.values().all(crate::infra::is_subport));
+            cp["cpdId"] == cpd_id && !all_subports
+        })?;
         Some((vl, cp))
     })
+}
+
+/// The VIM resource of the first `linkPortId` the CP's own configuration names (an
+/// `extLinkPorts` entry of its external virtual link).
+fn link_port_resource(link: &Value, ext_cp: &Value) -> Option<Value> {
+    let id = cp_configs(ext_cp).into_iter().find_map(|config| config["linkPortId"].as_str())?;
+    link["extLinkPorts"]
+        .as_array()?
+        .iter()
+        .find(|port| port["id"] == id)?
+        .pointer("/resourceHandle/resourceId")
+        .cloned()
 }
 
 /// `fixed_ips` of a CP: one entry per requested address (first fixed address and subnet),
 /// as Tacker's `_get_fixed_ips_from_extcp` reads `cpProtocolData`.
 fn fixed_ips(ext_cp: &Value) -> Vec<Value> {
+    cp_configs(ext_cp).into_iter().flat_map(addresses_of).collect()
+}
+
+/// The `fixed_ips` entries of one `VnfExtCpConfig`.
+fn addresses_of(config: &Value) -> Vec<Value> {
     let mut out = Vec::new();
-    for config in cp_configs(ext_cp) {
-        for protocol in config.get("cpProtocolData").and_then(Value::as_array).into_iter().flatten() {
-            let addresses = protocol.pointer("/ipOverEthernet/ipAddresses").and_then(Value::as_array);
-            for address in addresses.into_iter().flatten() {
-                let mut entry = Map::new();
-                if let Some(ip) = address.pointer("/fixedAddresses/0") {
-                    entry.insert("ip_address".into(), ip.clone());
-                }
-                if let Some(subnet) = address.get("subnetId") {
-                    entry.insert("subnet".into(), subnet.clone());
-                }
-                if !entry.is_empty() {
-                    out.push(Value::Object(entry));
-                }
+    for protocol in config.get("cpProtocolData").and_then(Value::as_array).into_iter().flatten() {
+        let addresses = protocol.pointer("/ipOverEthernet/ipAddresses").and_then(Value::as_array);
+        for address in addresses.into_iter().flatten() {
+            let mut entry = Map::new();
+            if let Some(ip) = address.pointer("/fixedAddresses/0") {
+                entry.insert("ip_address".into(), ip.clone());
+            }
+            if let Some(subnet) = address.get("subnetId") {
+                entry.insert("subnet".into(), subnet.clone());
+            }
+            if !entry.is_empty() {
+                out.push(Value::Object(entry));
             }
         }
     }
@@ -373,6 +406,11 @@ fn build_nfv(template: &Value, vnfd: &Vnfd, flavour: &Flavour, plan: &Deployment
             }
             if let Some(ips) = values.get_mut("fixed_ips") {
                 *ips = Value::Array(found.map(|(_, cp)| fixed_ips(cp)).unwrap_or_default());
+            }
+            // A pre-created link port (`linkPortId`): the CP uses it instead of a port of its
+            // own (SOL003 VnfExtCpConfig note 3; Tacker's `nfv.CP.<cpd>.port`).
+            if let Some(port) = values.get_mut("port") {
+                *port = found.and_then(|(vl, cp)| link_port_resource(vl, cp)).unwrap_or(Value::Null);
             }
         }
     }
@@ -459,6 +497,130 @@ fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, fla
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Subports of external CPs: see the module documentation.
+fn apply_trunks(template: &mut Value, flavour: &Flavour, plan: &DeploymentPlan) -> Result<(), Halt> {
+    fn replace(value: &mut Value, reference: &Value, by: &Value) {
+        if value == reference {
+            *value = by.clone();
+            return;
+        }
+        match value {
+            Value::Object(map) => map.values_mut().for_each(|item| replace(item, reference, by)),
+            Value::Array(items) => items.iter_mut().for_each(|item| replace(item, reference, by)),
+            _ => {}
+        }
+    }
+    for cp in flavour.cps.iter().filter(|cp| cp.external && cp.kind == CpKind::VduCp) {
+        let mut keys = Vec::new();
+        let mut subports = Vec::new();
+        for link in plan.ext_virtual_links.as_array().into_iter().flatten() {
+            for ext_cp in link["extCps"].as_array().into_iter().flatten().filter(|ext_cp| ext_cp["cpdId"] == cp.id) {
+                for (key, config) in ext_cp["cpConfig"].as_object().into_iter().flatten() {
+                    keys.push(key.clone());
+                    if crate::infra::is_subport(config) {
+                        subports.push((key, config, link));
+                    }
+                }
+            }
+        }
+        if subports.is_empty() {
+            continue;
+        }
+        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else {
+            return Err(failed("the BaseHOT top template has no resources"));
+        };
+        if !resources.get(&cp.id).is_some_and(|res| res["type"] == PORT) {
+            return Err(failed(format!(
+                "external CP {} has trunk subports, but the BaseHOT top template has no port {} to be their parent",
+                cp.id, cp.id
+            )));
+        }
+        let mut sub_ports = Vec::new();
+        for (key, config, link) in subports {
+            if let Some(parent) = config["parentCpConfigId"].as_str()
+                && !keys.iter().any(|k| k == parent)
+            {
+                return Err(failed(format!(
+                    "cpConfig {key} of external CP {}: parentCpConfigId {parent} names no cpConfig of that CP",
+                    cp.id
+                )));
+            }
+            let ethernet = config["cpProtocolData"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|data| &data["ipOverEthernet"])
+                .find(|ethernet| ethernet.get("segmentationId").is_some());
+            let ethernet = ethernet.unwrap_or(&Value::Null);
+            if ethernet["segmentationType"].as_str().is_some_and(|kind| kind != "VLAN") {
+                return Err(failed(format!(
+                    "cpConfig {key} of external CP {}: segmentationType {} is not possible with Heat's \
+                     OS::Neutron::Trunk, which takes only vlan subports",
+                    cp.id, ethernet["segmentationType"]
+                )));
+            }
+            let segmentation_id = ethernet["segmentationId"]
+                .as_str()
+                .and_then(|id| id.parse::<u16>().ok())
+                .filter(|id| (1..=4094).contains(id))
+                .ok_or_else(|| {
+                    failed(format!(
+                        "cpConfig {key} of external CP {}: a VLAN subport needs a segmentationId 1-4094",
+                        cp.id
+                    ))
+                })?;
+            let port = match config["linkPortId"].as_str() {
+                Some(link_port) => link["extLinkPorts"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|port| port["id"] == link_port)
+                    .and_then(|port| port.pointer("/resourceHandle/resourceId"))
+                    .cloned()
+                    .ok_or_else(|| {
+                        failed(format!(
+                            "cpConfig {key} of external CP {}: linkPortId {link_port} is not in the extLinkPorts of \
+                             external virtual link {}",
+                            cp.id, link["id"]
+                        ))
+                    })?,
+                None if config["createExtLinkPort"] == false => {
+                    return Err(failed(format!(
+                        "cpConfig {key} of external CP {}: a subport needs a port, but createExtLinkPort is false \
+                         and no linkPortId is given",
+                        cp.id
+                    )));
+                }
+                None => {
+                    let name = format!("{}_{key}", cp.id);
+                    let mut properties = json!({"network": link["resourceId"]});
+                    let ips = addresses_of(config);
+                    if !ips.is_empty() {
+                        properties["fixed_ips"] = json!(ips);
+                    }
+                    if let Some(mac) = ethernet.get("macAddress") {
+                        properties["mac_address"] = mac.clone();
+                    }
+                    resources.insert(name.clone(), json!({"type": PORT, "properties": properties}));
+                    json!({"get_resource": name})
+                }
+            };
+            sub_ports.push(json!({"port": port, "segmentation_type": "vlan", "segmentation_id": segmentation_id}));
+        }
+        let trunk = format!("{}_trunk", cp.id);
+        let reference = json!({"get_resource": cp.id});
+        let from_trunk = json!({"get_attr": [trunk, "port_id"]});
+        for server in resources.values_mut().filter(|res| res["type"] == SERVER) {
+            replace(&mut server["properties"]["networks"], &reference, &from_trunk);
+        }
+        resources.insert(
+            trunk,
+            json!({"type": TRUNK, "properties": {"port": {"get_resource": cp.id}, "sub_ports": sub_ports}}),
+        );
     }
     Ok(())
 }
@@ -733,6 +895,43 @@ fn vip_cp_info(
     info
 }
 
+/// The parent port of each trunk `<cpd>_trunk` (with the trunk) and the subport ports
+/// `<cpd>_<cpConfigId>` made for it, all in the top stack.
+fn trunk_ports(resources: &[StackResource], flavour: &Flavour, vim_connection_id: Option<&str>) -> Vec<Value> {
+    let top = |res: &&StackResource| res.parent_resource.is_none() && !res.physical_resource_id.is_empty();
+    let describe = |res: &StackResource| {
+        let handle = ResourceHandle {
+            vim_connection_id: vim_connection_id.map(str::to_owned),
+            resource_id: res.physical_resource_id.clone(),
+            vim_level_resource_type: Some(res.resource_type.clone()),
+        };
+        json!({"id": res.physical_resource_id, "resourceHandle": handle})
+    };
+    let mut out = Vec::new();
+    for cp in flavour.cps.iter().filter(|cp| cp.external && cp.kind == CpKind::VduCp) {
+        let trunk_name = format!("{}_trunk", cp.id);
+        let Some(trunk) =
+            resources.iter().filter(top).find(|res| res.resource_type == TRUNK && res.resource_name == trunk_name)
+        else {
+            continue;
+        };
+        let prefix = format!("{}_", cp.id);
+        for port in resources.iter().filter(top).filter(|res| res.resource_type == PORT) {
+            let mut entry = describe(port);
+            entry["cpdId"] = json!(cp.id);
+            if port.resource_name == cp.id {
+                entry["trunkResourceId"] = json!(trunk.physical_resource_id);
+            } else if let Some(key) = port.resource_name.strip_prefix(&prefix) {
+                entry["cpConfigId"] = json!(key);
+            } else {
+                continue;
+            }
+            out.push(entry);
+        }
+    }
+    out
+}
+
 /// One run of an action against the VNF's Heat stack.
 struct HeatRun<'c, 'a> {
     driver: &'c OpenStackDriver,
@@ -966,6 +1165,7 @@ impl HeatRun<'_, '_> {
             let info = vip_cp_info(vip, port, fixed_ips, &mut inventory, self.vim_connection_id());
             inventory.vip_cp_info.push(info);
         }
+        inventory.ext_link_ports = trunk_ports(&resources, flavour, self.vim_connection_id());
         self.inventory = inventory;
         Ok(())
     }
@@ -1033,7 +1233,9 @@ impl ActionRun for HeatRun<'_, '_> {
         let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
         let mut template = hot.template;
         let mut files = hot.files;
-        apply_vip_cps(&mut template, &mut files, vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?)?;
+        let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?;
+        apply_vip_cps(&mut template, &mut files, flavour)?;
+        apply_trunks(&mut template, flavour, plan)?;
         apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
         let nfv = self.nfv_for(&template, plan)?;
 
@@ -1185,6 +1387,7 @@ impl ActionRun for HeatRun<'_, '_> {
             let mut vips = std::mem::take(&mut self.inventory.vip_cp_info);
             self.inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
             self.inventory.vim_state = state;
+            self.inventory.ext_link_ports = trunk_ports(&resources, flavour, self.vim_connection_id());
             // The VipCps whose port is still there, as last read.
             vips.retain(|vip| {
                 resources.iter().any(|res| Some(res.physical_resource_id.as_str()) == vip["vnfLinkPortId"].as_str())
@@ -1286,6 +1489,28 @@ mod tests {
         );
         // A VDU the Grant says nothing about keeps the VNFD's values.
         assert_eq!(nfv["VDU"]["VDU2"]["locationConstraints"], Value::Null);
+    }
+
+    #[test]
+    fn a_given_link_port_is_the_cps_port() {
+        let csar = solgate_vnfpkg::testing::CsarBuilder::sample().to_tempfile().unwrap();
+        let contents = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap();
+        let flavour = contents.vnfd.flavour("simple").unwrap();
+        let hot = json!({"resources": {"VDU1": {"type": "VDU1.yaml", "properties": {
+            "port": {"get_param": ["nfv", "CP", "VDU1_CP1", "port"]}}}}});
+        let plan = DeploymentPlan {
+            flavour_id: "simple".into(),
+            vdus: Vec::new(),
+            virtual_links: Vec::new(),
+            ext_virtual_links: json!([{"id": "ext-1", "resourceId": "net-1",
+                "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"a": {"linkPortId": "elp-1"}}}],
+                "extLinkPorts": [{"id": "elp-1", "resourceHandle": {"resourceId": "neutron-port-1"}}]}]),
+            ext_managed_virtual_links: json!([]),
+            scale_levels: BTreeMap::new(),
+            granted: crate::infra::GrantedPlacement::default(),
+        };
+        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
+        assert_eq!(nfv["CP"]["VDU1_CP1"], json!({"port": "neutron-port-1"}));
     }
 
     #[test]

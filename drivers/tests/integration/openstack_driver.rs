@@ -1028,3 +1028,145 @@ async fn a_vip_cp_becomes_a_port_whose_address_the_target_ports_allow() {
     assert_eq!(link_port["vipCpInstanceId"], vip["cpInstanceId"]);
     assert_eq!(link_port["resourceHandle"]["resourceId"], vip_port);
 }
+
+/// BaseHOT with VDU1 a plain server, so that its external port VDU1_CP1 is a top-level
+/// resource that a trunk can take as parent.
+const TRUNK_HOT: &str = "\
+heat_template_version: 2013-05-23
+parameters:
+  nfv:
+    type: json
+resources:
+  VDU1:
+    type: OS::Nova::Server
+    properties:
+      flavor: { get_param: [ nfv, VDU, VDU1, computeFlavourId ] }
+      image: { get_param: [ nfv, VDU, VDU1, vcImageId ] }
+      networks:
+        - port: { get_resource: VDU1_CP1 }
+        - port: { get_resource: VDU1_CP2 }
+  VDU1_CP1:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_param: [ nfv, CP, VDU1_CP1, network ] }
+  VDU1_CP2:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_resource: internalVL1 }
+  VDU2:
+    type: OS::Nova::Server
+    properties:
+      flavor: m1.small
+      image: { get_param: [ nfv, VDU, VDU2, vcImageId ] }
+      networks:
+        - port: { get_resource: VDU2_CP1 }
+  VDU2_CP1:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_resource: internalVL1 }
+  internalVL1:
+    type: OS::Neutron::Net
+";
+
+const NET_B: &str = "5d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f8a";
+const NET_C: &str = "6e7f8a9b-0c1d-4e2f-9a3b-4c5d6e7f8a9b";
+const PRECREATED_PORT: &str = "7f8a9b0c-1d2e-4f3a-8b4c-5d6e7f8a9b0c";
+
+/// VDU1_CP1 on EXT_NET (cpConfig `parent`), with subports on two more external networks
+/// (SOL003 V3.5.1): `sub100` VLAN 100 with a fixed address, for the VNFM to create, and
+/// `sub200` VLAN 200 on the NFVO's pre-created port `elp-200`.
+fn trunk_plan(sub200: &Value) -> DeploymentPlan {
+    let mut plan = plan(1);
+    plan.ext_virtual_links = json!([
+        {"id": "ext-vl-1", "resourceId": EXT_NET, "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"parent": {
+            "cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET",
+                "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]}}}]},
+        {"id": "ext-vl-2", "resourceId": NET_B, "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"sub100": {
+            "parentCpConfigId": "parent",
+            "cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {
+                "segmentationType": "VLAN", "segmentationId": "100",
+                "ipAddresses": [{"type": "IPV4", "fixedAddresses": ["10.20.0.5"]}]}}]}}}]},
+        {"id": "ext-vl-3", "resourceId": NET_C, "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"sub200": sub200}}],
+         "extLinkPorts": [{"id": "elp-200", "resourceHandle": {"resourceId": PRECREATED_PORT}}]}
+    ]);
+    plan
+}
+
+#[tokio::test]
+async fn vlan_subports_of_an_external_cp_become_a_trunk_on_its_port() {
+    let pkg = package(&CsarBuilder::sample().file("BaseHOT/simple/sample_hot.yaml", TRUNK_HOT));
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_trunk.json", &[]).await;
+    let sub200 = json!({"parentCpConfigId": "parent", "linkPortId": "elp-200", "cpProtocolData": [{
+        "layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"segmentationId": "200",
+            "ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]});
+    let plan = trunk_plan(&sub200);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    let body: Value = posts[0].body_json().unwrap();
+    let resources = &body["template"]["resources"];
+    assert_eq!(
+        resources["VDU1_CP1_trunk"],
+        json!({"type": "OS::Neutron::Trunk", "properties": {"port": {"get_resource": "VDU1_CP1"}, "sub_ports": [
+            {"port": {"get_resource": "VDU1_CP1_sub100"}, "segmentation_type": "vlan", "segmentation_id": 100},
+            // The NFVO's port, used as it is (segmentationType absent: VLAN, SOL003's default).
+            {"port": PRECREATED_PORT, "segmentation_type": "vlan", "segmentation_id": 200}
+        ]}})
+    );
+    assert_eq!(
+        resources["VDU1_CP1_sub100"],
+        json!({"type": "OS::Neutron::Port", "properties": {"network": NET_B, "fixed_ips": [{"ip_address": "10.20.0.5"}]}})
+    );
+    assert!(resources.get("VDU1_CP1_sub200").is_none(), "no port is made where one is given");
+    // The server takes its port from the trunk (Heat's advice for Open vSwitch).
+    assert_eq!(
+        resources["VDU1"]["properties"]["networks"],
+        json!([{"port": {"get_attr": ["VDU1_CP1_trunk", "port_id"]}}, {"port": {"get_resource": "VDU1_CP2"}}])
+    );
+    // The parent port stays on the parent's network; subport addresses are not its own.
+    assert_eq!(body["parameters"]["nfv"]["CP"]["VDU1_CP1"], json!({"network": EXT_NET}));
+
+    let mut ports = inventory.ext_link_ports.clone();
+    ports.sort_by_key(|port| port["id"].as_str().unwrap().to_owned());
+    assert_eq!(
+        ports,
+        [
+            json!({"id": "a3b4c5d6-e7f8-4a9b-8c0d-2e3f4a5b6c7d", "cpdId": "VDU1_CP1", "cpConfigId": "sub100",
+                "resourceHandle": {"vimConnectionId": "vim-os-1", "resourceId": "a3b4c5d6-e7f8-4a9b-8c0d-2e3f4a5b6c7d",
+                    "vimLevelResourceType": "OS::Neutron::Port"}}),
+            json!({"id": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b", "cpdId": "VDU1_CP1",
+                "trunkResourceId": "b4c5d6e7-f8a9-4b0c-9d1e-3f4a5b6c7d8e",
+                "resourceHandle": {"vimConnectionId": "vim-os-1", "resourceId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
+                    "vimLevelResourceType": "OS::Neutron::Port"}}),
+        ]
+    );
+
+    // A subport needs a port: none is made with createExtLinkPort false, and none given.
+    let mut no_port = sub200.clone();
+    no_port.as_object_mut().unwrap().remove("linkPortId");
+    no_port["createExtLinkPort"] = json!(false);
+    let server = next_server(&[]).await;
+    let plan = trunk_plan(&no_port);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+    assert!(error.message.contains("createExtLinkPort is false and no linkPortId"), "{}", error.message);
+    assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
+    // Heat's trunk takes only vlan subports.
+    let mut inherit = sub200;
+    inherit["cpProtocolData"][0]["ipOverEthernet"]["segmentationType"] = json!("INHERIT");
+    let plan = trunk_plan(&inherit);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+    assert!(error.message.contains("segmentationType \"INHERIT\" is not possible"), "{}", error.message);
+}
