@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
+use solgate_drivers::infra::is_subport;
 use solgate_drivers::{DeploymentPlan, Inventory};
 use solgate_vnfpkg::Vnfd;
 
@@ -22,6 +23,8 @@ pub fn inventory_of(instance: &Value) -> Inventory {
         vnf_state: info["vnfState"].as_str().unwrap_or("STARTED").to_owned(),
         mcio_info: serde_json::from_value(list("mcioInfo")).unwrap_or_default(),
         virtual_cp_info: serde_json::from_value(list("virtualCpInfo")).unwrap_or_default(),
+        vip_cp_info: serde_json::from_value(list("vipCpInfo")).unwrap_or_default(),
+        ext_link_ports: instance[PRIVATE_KEY]["extLinkPorts"].as_array().cloned().unwrap_or_default(),
     }
 }
 
@@ -60,11 +63,16 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
         .into_iter()
         .flatten()
         .map(|link| {
-            json!({
+            let mut info = json!({
                 "id": link["id"],
                 "resourceHandle": resource_handle(link),
                 "currentVnfExtCpData": link.get("extCps").cloned().unwrap_or_else(|| json!([])),
-            })
+            });
+            let ports = ext_link_ports(link, inventory, &ext_cp_info);
+            if !ports.is_empty() {
+                info["extLinkPorts"] = json!(ports);
+            }
+            info
         })
         .collect();
     let ext_managed_virtual_link_info: Vec<Value> = plan
@@ -107,6 +115,10 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
     if !inventory.virtual_cp_info.is_empty() {
         info.insert("virtualCpInfo".into(), json!(inventory.virtual_cp_info));
     }
+    // SOL003 V3.5.1 (VNF LCM 2.1.0): the VipCps' addresses, as the VIM allocated them.
+    if !inventory.vip_cp_info.is_empty() {
+        info.insert("vipCpInfo".into(), json!(inventory.vip_cp_info));
+    }
     if !inventory.mcio_info.is_empty() {
         info.insert("mcioInfo".into(), json!(inventory.mcio_info));
     }
@@ -124,7 +136,10 @@ pub fn instantiated_info(vnfd: &Vnfd, plan: &DeploymentPlan, inventory: &Invento
 fn ext_cp_info(flavour: &solgate_vnfpkg::Flavour, plan: &DeploymentPlan, inventory: &Inventory) -> Vec<Value> {
     let mut out = Vec::new();
     for cp in flavour.cps.iter().filter(|cp| cp.external) {
-        let configs = cp_configs(&plan.ext_virtual_links, &cp.id);
+        // Trunk subports (SOL003 V3.5.1) are CP instances of their own, on the VNFC CP of
+        // their parent; the other entries configure the VNFC CPs' own ports.
+        let (subports, configs): (Vec<_>, Vec<_>) =
+            cp_configs(&plan.ext_virtual_links, &cp.id).into_iter().partition(|(_, config)| is_subport(config));
         let config_for = |index: usize| configs.get(index).or(configs.last());
         let entry = |id: String, config: Option<&(String, Value)>| {
             let mut entry = Map::new();
@@ -151,9 +166,36 @@ fn ext_cp_info(flavour: &solgate_vnfpkg::Flavour, plan: &DeploymentPlan, invento
                         .find(|info| info["cpdId"] == cp.id.as_str())
                         .and_then(|info| info["id"].as_str())
                 });
+                let first = out.len();
                 for (index, vnfc_cp_id) in instances.enumerate() {
                     let mut entry = entry(format!("{}-{vnfc_cp_id}", cp.id), config_for(index));
                     entry.insert("associatedVnfcCpId".into(), json!(vnfc_cp_id));
+                    // A trunk's parent port, which the driver made.
+                    let parent_port = inventory
+                        .ext_link_ports
+                        .iter()
+                        .find(|port| port["cpdId"] == cp.id.as_str() && port.get("trunkResourceId").is_some());
+                    if let (0, None, Some(port)) = (index, entry.get("extLinkPortId"), parent_port) {
+                        entry.insert("extLinkPortId".into(), port["id"].clone());
+                    }
+                    out.push(Value::Object(entry));
+                }
+                let parents: Vec<Value> = out[first..].to_vec();
+                for (key, config) in &subports {
+                    let parent = parents
+                        .iter()
+                        .find(|parent| config.get("parentCpConfigId").is_some_and(|id| parent["cpConfigId"] == *id))
+                        .or(parents.first());
+                    let Some(parent) = parent else { continue };
+                    let mut entry = entry(format!("{}-{key}", cp.id), Some(&(key.clone(), config.clone())));
+                    entry.insert("associatedVnfcCpId".into(), parent["associatedVnfcCpId"].clone());
+                    let made = inventory
+                        .ext_link_ports
+                        .iter()
+                        .find(|port| port["cpdId"] == cp.id.as_str() && port["cpConfigId"] == key.as_str());
+                    if let (None, Some(port)) = (entry.get("extLinkPortId"), made) {
+                        entry.insert("extLinkPortId".into(), port["id"].clone());
+                    }
                     out.push(Value::Object(entry));
                 }
             }
@@ -170,6 +212,33 @@ fn ext_cp_info(flavour: &solgate_vnfpkg::Flavour, plan: &DeploymentPlan, invento
         }
     }
     out
+}
+
+/// ExtLinkPortInfo of the ports the driver made for CP instances configured on `link`: each
+/// port names the external CP instance it realizes, and a trunk's parent port its trunk.
+fn ext_link_ports(link: &Value, inventory: &Inventory, ext_cp_info: &[Value]) -> Vec<Value> {
+    inventory
+        .ext_link_ports
+        .iter()
+        .filter_map(|port| {
+            let cp = ext_cp_info.iter().find(|cp| cp["extLinkPortId"] == port["id"])?;
+            let config_id = cp["cpConfigId"].as_str()?;
+            let on_link = link["extCps"].as_array().into_iter().flatten().any(|ext_cp| {
+                ext_cp["cpdId"] == cp["cpdId"] && ext_cp["cpConfig"].get(config_id).is_some_and(Value::is_object)
+            });
+            if !on_link {
+                return None;
+            }
+            let mut info = Map::new();
+            info.insert("id".into(), port["id"].clone());
+            info.insert("resourceHandle".into(), port["resourceHandle"].clone());
+            info.insert("cpInstanceId".into(), cp["id"].clone());
+            if let Some(trunk) = port.get("trunkResourceId") {
+                info.insert("trunkResourceId".into(), trunk.clone());
+            }
+            Some(Value::Object(info))
+        })
+        .collect()
 }
 
 /// The `cpConfig` entries the request's external virtual links give for a CPD: a map keyed
@@ -310,6 +379,14 @@ pub fn set_vim_state(instance: &mut Value, inventory: &Inventory) {
         instance[PRIVATE_KEY] = json!({});
     }
     instance[PRIVATE_KEY]["vimState"] = inventory.vim_state.clone();
+    // The driver's ports behind ExtLinkPortInfo, read back by `inventory_of`.
+    if inventory.ext_link_ports.is_empty() {
+        if let Some(private) = instance[PRIVATE_KEY].as_object_mut() {
+            private.remove("extLinkPorts");
+        }
+    } else {
+        instance[PRIVATE_KEY]["extLinkPorts"] = json!(inventory.ext_link_ports);
+    }
 }
 
 /// `resourceChanges` between two inventories: VNFCs, virtual links and storages that were
@@ -395,9 +472,21 @@ pub fn resource_changes(before: &Inventory, after: &Inventory) -> Value {
 /// virtual CPs (Kubernetes Services) an operation added, removed or changed. A member of the
 /// occurrence itself, not of `resourceChanges`.
 pub fn affected_virtual_cps(before: &Inventory, after: &Inventory) -> Vec<Value> {
+    affected_cps(&before.virtual_cp_info, &after.virtual_cp_info)
+}
+
+/// `affectedVipCps` (SOL003 V3.5.1 AffectedVipCp) between two inventories: the VipCps an
+/// operation added, removed or changed (another address, or other VNFC CPs sharing it). A
+/// member of the occurrence itself.
+pub fn affected_vip_cps(before: &Inventory, after: &Inventory) -> Vec<Value> {
+    affected_cps(&before.vip_cp_info, &after.vip_cp_info)
+}
+
+/// ADDED, MODIFIED and REMOVED CP instances between two lists, by `cpInstanceId`.
+fn affected_cps(before: &[Value], after: &[Value]) -> Vec<Value> {
     let key = |cp: &Value| cp["cpInstanceId"].as_str().unwrap_or_default().to_owned();
-    let old: BTreeMap<String, &Value> = before.virtual_cp_info.iter().map(|cp| (key(cp), cp)).collect();
-    let new: BTreeMap<String, &Value> = after.virtual_cp_info.iter().map(|cp| (key(cp), cp)).collect();
+    let old: BTreeMap<String, &Value> = before.iter().map(|cp| (key(cp), cp)).collect();
+    let new: BTreeMap<String, &Value> = after.iter().map(|cp| (key(cp), cp)).collect();
     let describe = |cp: &Value, change: &str| json!({"cpInstanceId": cp["cpInstanceId"], "cpdId": cp["cpdId"], "changeType": change});
     let mut out: Vec<Value> = new
         .iter()
@@ -409,4 +498,100 @@ pub fn affected_virtual_cps(before: &Inventory, after: &Inventory) -> Vec<Value>
         .collect();
     out.extend(old.iter().filter(|(id, _)| !new.contains_key(*id)).map(|(_, cp)| describe(cp, "REMOVED")));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use solgate_drivers::infra::{ResourceHandle, VnfcResource};
+    use solgate_vnfpkg::testing::CsarBuilder;
+
+    fn port(id: &str) -> Value {
+        json!({"vimConnectionId": "vim-1", "resourceId": id, "vimLevelResourceType": "OS::Neutron::Port"})
+    }
+
+    /// VDU1_CP1 configured by `parent` on ext-vl-1, with subports `sub100` (a port the driver
+    /// made, on ext-vl-2) and `sub200` (the NFVO's port elp-200, on ext-vl-3).
+    #[test]
+    fn trunk_subports_are_external_cp_instances_and_the_parent_port_names_its_trunk() {
+        let csar = CsarBuilder::sample().to_tempfile().unwrap();
+        let vnfd = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap().vnfd;
+        let subport = |id: &str| {
+            json!({"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"segmentationId": id,
+                "ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}})
+        };
+        let plan = DeploymentPlan {
+            flavour_id: "simple".into(),
+            vdus: Vec::new(),
+            virtual_links: Vec::new(),
+            ext_virtual_links: json!([
+                {"id": "ext-vl-1", "resourceId": "net-a", "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"parent": {
+                    "cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET",
+                        "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]}}}]},
+                {"id": "ext-vl-2", "resourceId": "net-b", "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"sub100": {
+                    "parentCpConfigId": "parent", "cpProtocolData": [subport("100")]}}}]},
+                {"id": "ext-vl-3", "resourceId": "net-c", "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"sub200": {
+                    "parentCpConfigId": "parent", "linkPortId": "elp-200", "cpProtocolData": [subport("200")]}}}]}
+            ]),
+            ext_managed_virtual_links: json!([]),
+            scale_levels: BTreeMap::new(),
+            granted: Default::default(),
+        };
+        let inventory = Inventory {
+            vnfc_resources: vec![VnfcResource {
+                id: "vnfc-1".into(),
+                vdu_id: "VDU1".into(),
+                compute_resource: ResourceHandle {
+                    vim_connection_id: None,
+                    resource_id: "server-1".into(),
+                    vim_level_resource_type: None,
+                },
+                storage_resource_ids: Vec::new(),
+                vnfc_cp_info: vec![json!({"id": "cp-1", "cpdId": "VDU1_CP1"})],
+                zone_id: None,
+                metadata: None,
+            }],
+            ext_link_ports: vec![
+                json!({"id": "port-parent", "cpdId": "VDU1_CP1", "trunkResourceId": "trunk-1",
+                    "resourceHandle": port("port-parent")}),
+                json!({"id": "port-100", "cpdId": "VDU1_CP1", "cpConfigId": "sub100", "resourceHandle": port("port-100")}),
+            ],
+            ..Inventory::default()
+        };
+        let info = instantiated_info(&vnfd, &plan, &inventory, &json!({}));
+
+        let ext_cps: Vec<(&str, &str, &str, Option<&str>)> = info["extCpInfo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|cp| {
+                (
+                    cp["id"].as_str().unwrap(),
+                    cp["cpConfigId"].as_str().unwrap(),
+                    cp["associatedVnfcCpId"].as_str().unwrap(),
+                    cp["extLinkPortId"].as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            ext_cps,
+            [
+                ("VDU1_CP1-cp-1", "parent", "cp-1", Some("port-parent")),
+                ("VDU1_CP1-sub100", "sub100", "cp-1", Some("port-100")),
+                ("VDU1_CP1-sub200", "sub200", "cp-1", Some("elp-200")),
+            ]
+        );
+        assert_eq!(info["extCpInfo"][1]["cpProtocolInfo"][0]["ipOverEthernet"]["segmentationId"], "100");
+        let links = info["extVirtualLinkInfo"].as_array().unwrap();
+        assert_eq!(
+            links[0]["extLinkPorts"],
+            json!([{"id": "port-parent", "resourceHandle": port("port-parent"), "cpInstanceId": "VDU1_CP1-cp-1",
+                "trunkResourceId": "trunk-1"}])
+        );
+        assert_eq!(
+            links[1]["extLinkPorts"],
+            json!([{"id": "port-100", "resourceHandle": port("port-100"), "cpInstanceId": "VDU1_CP1-sub100"}])
+        );
+        assert!(links[2].get("extLinkPorts").is_none(), "the NFVO's port is not one the VNFM made");
+    }
 }

@@ -181,6 +181,7 @@ pub fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event
                     "changedExtConnectivity",
                     "modificationsTriggeredByVnfPkgChange",
                     "affectedVirtualCps",
+                    "affectedVipCps",
                 ] {
                     if let Some(value) = op.get(key).filter(|value| !value.is_null()) {
                         body.insert(key.into(), value.clone());

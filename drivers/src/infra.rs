@@ -162,6 +162,15 @@ pub struct Inventory {
     /// SOL003 V4.3.1 VirtualCpInfo: the virtual CPs (Kubernetes Services) of the VNF.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub virtual_cp_info: Vec<Value>,
+    /// SOL003 V3.5.1 VipCpInfo: the virtual IP addresses of the VNF's VipCps, with the VNFC
+    /// CPs that share each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vip_cp_info: Vec<Value>,
+    /// Ports of external CPs that the instance reports as ExtLinkPortInfo: `{cpdId,
+    /// cpConfigId?, id, resourceHandle, trunkResourceId?}` — a trunk's parent port (with its
+    /// trunk) and the subport ports the driver made (with the cpConfigId they realize).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ext_link_ports: Vec<Value>,
 }
 
 fn started() -> String {
@@ -172,6 +181,18 @@ impl Inventory {
     pub fn is_empty(&self) -> bool {
         self.vnfc_resources.is_empty() && self.virtual_links.is_empty() && self.virtual_storages.is_empty()
     }
+}
+
+/// A `VnfExtCpConfig` (SOL003 V3.5.1) for a subport of a trunk: it names its parent's
+/// `parentCpConfigId`, or its protocol data carries the `segmentationId` only a subport has
+/// (SOL003 IpOverEthernetAddressData, note 3).
+pub fn is_subport(config: &Value) -> bool {
+    config.get("parentCpConfigId").is_some_and(Value::is_string)
+        || config["cpProtocolData"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|data| data.pointer("/ipOverEthernet/segmentationId").is_some_and(Value::is_string))
 }
 
 /// What the driver is asked to do.

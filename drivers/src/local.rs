@@ -11,6 +11,10 @@
 //! operation's attempt number is at most `failAttempts` (default: every attempt);
 //! `"transient": true` makes it a failure the conductor retries by itself, and `failRuns`
 //! fails only the first runs of an attempt (default: every run).
+//! A flavour's VipCps get one simulated address each, from the subnet of their virtual link
+//! (the VNFD's `l3_protocol_data.cidr`, else a /24 of 10.0.0.0/8 derived from the link's
+//! id): its last host address, the same for the link's whole life.
+//!
 //! Step names: create_vl, delete_vl, create_storage, delete_storage, create_vnfc,
 //! delete_vnfc, heal_vnfc, operate.
 
@@ -181,6 +185,7 @@ impl SimulatedRun<'_, '_> {
             self.step("delete_vl").await?;
             self.inventory.virtual_links.remove(index);
         }
+        self.inventory.vip_cp_info = vip_cp_info(flavour, &self.inventory);
         Ok(())
     }
 
@@ -222,8 +227,61 @@ impl SimulatedRun<'_, '_> {
             self.step("delete_vl").await?;
             self.inventory.virtual_links.pop();
         }
+        self.inventory.vip_cp_info.clear();
         Ok(())
     }
+}
+
+/// SOL003 VipCpInfo of each VipCp whose virtual link exists: the simulated address and the
+/// VNFC CPs (instances of its target VduCps) that share it.
+fn vip_cp_info(flavour: &solgate_vnfpkg::Flavour, inventory: &Inventory) -> Vec<Value> {
+    let mut out = Vec::new();
+    for vip in &flavour.vip_cps {
+        let Some(link) = inventory.virtual_links.iter().find(|vl| vl.vnf_virtual_link_desc_id == vip.virtual_link)
+        else {
+            continue;
+        };
+        let cidr = flavour
+            .virtual_links
+            .iter()
+            .find(|vl| vl.id == vip.virtual_link)
+            .and_then(|vl| vl.l3_protocol_data.iter().find_map(|l3| l3.cidr.as_deref()));
+        let associated: Vec<&Value> = inventory
+            .vnfc_resources
+            .iter()
+            .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
+            .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| vip.targets.iter().any(|t| t == cpd)))
+            .map(|cp| &cp["id"])
+            .collect();
+        let address = simulated_vip_address(cidr, &link.id);
+        out.push(json!({
+            "cpInstanceId": format!("{}-{}", vip.id, link.id.chars().take(8).collect::<String>()),
+            "cpdId": vip.id,
+            "cpProtocolInfo": [{
+                "layerProtocol": "IP_OVER_ETHERNET",
+                "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "addresses": [address], "isDynamic": true}]}
+            }],
+            "associatedVnfcCpIds": associated,
+        }));
+    }
+    out
+}
+
+/// The last host address of the link's simulated IPv4 subnet.
+fn simulated_vip_address(cidr: Option<&str>, link_id: &str) -> String {
+    let parsed = cidr.and_then(|cidr| {
+        let (network, prefix) = cidr.split_once('/')?;
+        let network: std::net::Ipv4Addr = network.parse().ok()?;
+        let prefix: u32 = prefix.parse().ok().filter(|prefix| *prefix <= 30)?;
+        Some((u32::from(network), prefix))
+    });
+    let (network, prefix) = parsed.unwrap_or_else(|| {
+        let seed = link_id.bytes().fold(0u32, |hash, byte| hash.wrapping_mul(31).wrapping_add(u32::from(byte)));
+        ((10 << 24) | ((seed & 0xffff) << 8), 24)
+    });
+    let size = 1u32 << (32 - prefix);
+    let base = network & !(size - 1);
+    std::net::Ipv4Addr::from(base + size - 2).to_string()
 }
 
 impl InfraDriver for LocalVim {

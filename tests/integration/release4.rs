@@ -1,8 +1,9 @@
 //! SOL003 Release 3/4 attributes solgate produces from driver state: `mcioInfo` and
-//! `virtualCpInfo` of a Kubernetes VNF (V4.3.1, VNF LCM 2.10.0) and the select_depl_mods
-//! task (V4.5.1, VNF LCM 2.12.0). The Kubernetes API server is a wiremock server answering
-//! recorded exchanges: the real API's request/response shapes (drivers/tests/fixtures/
-//! kubernetes, Kubernetes API reference v1.30), the scaled state inline in the same shapes.
+//! `virtualCpInfo` of a Kubernetes VNF (V4.3.1, VNF LCM 2.10.0), the select_depl_mods task
+//! (V4.5.1, VNF LCM 2.12.0) and the local VIM's `vipCpInfo` (V3.5.1, VNF LCM 2.1.0). The
+//! Kubernetes API server is a wiremock server answering recorded exchanges: the real API's
+//! request/response shapes (drivers/tests/fixtures/kubernetes, Kubernetes API reference
+//! v1.30), the scaled state inline in the same shapes.
 //!
 //! Tests reading at 2.10.0 / 2.12.0 need those minors in the schema registry.
 
@@ -364,4 +365,89 @@ async fn kubernetes_notifications_carry_release_4_attributes_only_for_release_4_
         body
     };
     assert_eq!(strip(newer), strip(older));
+}
+
+/// SOL003 V3.5.1 (VNF LCM 2.1.0) VipCps on the local VIM: the instance shows the VipCp's
+/// address (the last host of internalVL1's 192.168.10.0/24) and the VNFC CPs sharing it; the
+/// occurrences say when it was added, changed (a scale-out adds a sharing CP) and removed.
+/// Under 2.0.0, which has neither attribute, both are left out; so in the RESULT notification.
+#[tokio::test]
+async fn vip_cps_show_their_address_and_sharing_cps_from_2_1_0_on() {
+    use crate::notifications::Receiver;
+
+    let receiver = Receiver::start().await;
+    let app = TestApp::spawn_with(crate::notifications::quick).await;
+    for (version, path) in [("2.0.0", "/old"), ("2.1.0", "/new")] {
+        let body = json!({"callbackUri": receiver.url(path),
+            "filter": {"notificationTypes": ["VnfLcmOperationOccurrenceNotification"]}});
+        let reply = send(at(&app, Method::POST, "/vnflcm/v2/subscriptions", version).json(&body)).await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+    }
+    let vnfd_id = crate::lcm_support::install_package(&app, CsarBuilder::sample().internal_vip_cp());
+    let id = create_instance(&app, &vnfd_id, "vip").await;
+    let instantiate = task(&app, &id, "instantiate", json!({"flavourId": "simple"})).await;
+    let op = wait_op_at(&app, &instantiate, "2.1.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+
+    let path = format!("/vnflcm/v2/vnf_instances/{id}");
+    let instance = send(at(&app, Method::GET, &path, "2.1.0")).await.json();
+    let info = &instance["instantiatedVnfInfo"];
+    let sharing = |info: &Value| -> Vec<String> {
+        let mut ids: Vec<String> = info["vnfcResourceInfo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|vnfc| vnfc["vnfcCpInfo"].as_array().unwrap().iter())
+            .filter(|cp| cp["cpdId"] == "VDU1_CP2" || cp["cpdId"] == "VDU2_CP1")
+            .map(|cp| cp["id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let vips = info["vipCpInfo"].as_array().unwrap_or_else(|| panic!("{info}"));
+    assert_eq!(vips.len(), 1, "{info}");
+    let vip = &vips[0];
+    assert_eq!(vip["cpdId"], "VIP_CP");
+    assert_eq!(
+        vip["cpProtocolInfo"],
+        json!([{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {
+            "ipAddresses": [{"type": "IPV4", "addresses": ["192.168.10.254"], "isDynamic": true}]}}])
+    );
+    let mut associated: Vec<String> =
+        vip["associatedVnfcCpIds"].as_array().unwrap().iter().map(|id| id.as_str().unwrap().to_owned()).collect();
+    associated.sort();
+    assert_eq!(associated, sharing(info));
+    assert_eq!(associated.len(), 2, "one VDU1 and one VDU2 VNFC: {info}");
+    let vip_id = vip["cpInstanceId"].clone();
+    let added = json!([{"cpInstanceId": vip_id, "cpdId": "VIP_CP", "changeType": "ADDED"}]);
+    assert_eq!(op["affectedVipCps"], added, "{op}");
+
+    let older = send(at(&app, Method::GET, &path, "2.0.0")).await.json();
+    assert!(older["instantiatedVnfInfo"].get("vipCpInfo").is_none(), "{older}");
+    assert!(older["instantiatedVnfInfo"]["vnfcResourceInfo"].is_array());
+    let older_op = wait_op_at(&app, &instantiate, "2.0.0").await;
+    assert!(older_op.get("affectedVipCps").is_none(), "{older_op}");
+    // START, PROCESSING and RESULT of the instantiate, to each subscriber.
+    let within = Duration::from_secs(20);
+    let result_of = |received: Vec<crate::notifications::Received>| {
+        received.into_iter().map(|r| r.body).find(|body| body["operationState"] == "COMPLETED").unwrap()
+    };
+    let newer = result_of(receiver.wait_delivered("/new", 3, within).await);
+    assert_eq!(newer["affectedVipCps"], added, "{newer}");
+    let older = result_of(receiver.wait_delivered("/old", 3, within).await);
+    assert!(older.get("affectedVipCps").is_none(), "{older}");
+
+    // A second VDU1 VNFC shares the address too.
+    let scale = task(&app, &id, "scale", json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"})).await;
+    let op = wait_op_at(&app, &scale, "2.1.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(op["affectedVipCps"], json!([{"cpInstanceId": vip_id, "cpdId": "VIP_CP", "changeType": "MODIFIED"}]));
+    let info = send(at(&app, Method::GET, &path, "2.1.0")).await.json()["instantiatedVnfInfo"].clone();
+    assert_eq!(info["vipCpInfo"][0]["associatedVnfcCpIds"].as_array().unwrap().len(), 3, "{info}");
+    assert_eq!(info["vipCpInfo"][0]["cpInstanceId"], vip_id, "the same VipCp instance");
+
+    let terminate = task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await;
+    let op = wait_op_at(&app, &terminate, "2.1.0").await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(op["affectedVipCps"], json!([{"cpInstanceId": vip_id, "cpdId": "VIP_CP", "changeType": "REMOVED"}]));
 }

@@ -30,8 +30,8 @@ use std::path::Path;
 pub use error::CsarError;
 pub use model::{
     Artifact, Checksum, Cp, CpKind, DeployableModule, Flavour, InstantiationLevel, L3ProtocolData, PackageContents,
-    PackageFile, PlacementRule, ScalingAspect, SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualCpd, VirtualLink,
-    VirtualStorage, Vnfd,
+    PackageFile, PlacementRule, ScalingAspect, SoftwareImage, Vdu, VduProfile, VipCpd, VirtualCompute, VirtualCpd,
+    VirtualLink, VirtualStorage, Vnfd,
 };
 
 use archive::Package;

@@ -94,6 +94,10 @@ pub struct Flavour {
     /// their target VDUs as one service (a Kubernetes Service).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub virtual_cps: Vec<VirtualCpd>,
+    /// `tosca.nodes.nfv.VipCp` nodes (SOL001 V3.5.1): a virtual IP address on an internal
+    /// virtual link, shared by the VNFC CPs of its target VduCps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vip_cps: Vec<VipCpd>,
     /// `tosca.nodes.nfv.DeployableModule` nodes (SOL001 V4.5.1): sets of optional VDUs whose
     /// VNFCs exist only while the module is selected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -107,6 +111,29 @@ pub struct VirtualCpd {
     pub id: String,
     /// The VDUs of its `target` requirements.
     pub vdus: Vec<String>,
+}
+
+/// A `tosca.nodes.nfv.VipCp` node; `id` is the node template name (the cpdId).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VipCpd {
+    pub id: String,
+    /// `vip_function`: `high_availability` (one target CP holds the address at a time) or
+    /// `load_balance` (all of them do).
+    pub vip_function: String,
+    /// The internal virtual link of its `virtual_link` requirement (VipVirtualLinksTo).
+    pub virtual_link: String,
+    /// The VduCps of its `target` requirements (the CPs the address floats over).
+    pub targets: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layer_protocols: Vec<String>,
+    /// `dedicated_ip_address` (default true): the address is not one of the targets' own.
+    #[serde(default = "yes")]
+    pub dedicated_ip_address: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A `tosca.nodes.nfv.DeployableModule` node; `id` is the node template name, the

@@ -8,7 +8,7 @@ use crate::error::CsarError;
 use crate::loader::{Doc, is_uri, resolve};
 use crate::model::{
     Checksum, Cp, CpKind, DeployableModule, Flavour, InstantiationLevel, L3ProtocolData, PlacementRule, ScalingAspect,
-    SoftwareImage, Vdu, VduProfile, VirtualCompute, VirtualCpd, VirtualLink, VirtualStorage, Vnfd,
+    SoftwareImage, Vdu, VduProfile, VipCpd, VirtualCompute, VirtualCpd, VirtualLink, VirtualStorage, Vnfd,
 };
 use crate::units::parse_size;
 
@@ -24,10 +24,14 @@ const VDU_CP: &str = "tosca.nodes.nfv.VduCp";
 const VNF_EXT_CP: &str = "tosca.nodes.nfv.VnfExtCp";
 /// SOL001 V4.3.1: a CP giving access to a set of VNFC instances (a Kubernetes Service).
 const VIRTUAL_CP: &str = "tosca.nodes.nfv.VirtualCp";
+/// SOL001 V3.5.1: a virtual IP address shared by VduCps (properties `vip_function`,
+/// `dedicated_ip_address`; requirements `virtual_link` (VipVirtualLinksTo, exactly one) and
+/// `target` (DependsOn a VduCp, one or more)).
+const VIP_CP: &str = "tosca.nodes.nfv.VipCp";
 /// SOL001 V4.5.1: a set of optional VDUs (properties `name`, `description`; requirement
 /// `member`, one per VDU).
 const DEPLOYABLE_MODULE: &str = "tosca.nodes.nfv.DeployableModule";
-const NODE_TYPES: [&str; 10] = [
+const NODE_TYPES: [&str; 11] = [
     VNF,
     VDU_COMPUTE,
     STORAGE_TYPES[0],
@@ -37,6 +41,7 @@ const NODE_TYPES: [&str; 10] = [
     VDU_CP,
     VNF_EXT_CP,
     VIRTUAL_CP,
+    VIP_CP,
     DEPLOYABLE_MODULE,
 ];
 
@@ -547,6 +552,42 @@ fn build_flavour<'a>(
         }
         virtual_cps.push(VirtualCpd { id: node.name.to_owned(), vdus: targets });
     }
+    let mut vip_cps = Vec::new();
+    for node in nodes.iter().filter(|n| n.kind == Some(VIP_CP)) {
+        let Some(vip_function) = node.prop(types, "vip_function").and_then(scalar_string) else {
+            return Err(invalid(format!("VipCp {} of flavour {id} lacks vip_function", node.name)));
+        };
+        if !["high_availability", "load_balance"].contains(&vip_function.as_str()) {
+            return Err(invalid(format!(
+                "VipCp {} of flavour {id}: vip_function {vip_function} is neither high_availability nor load_balance",
+                node.name
+            )));
+        }
+        let Some(virtual_link) = node.requirement("virtual_link").into_iter().next() else {
+            return Err(invalid(format!("VipCp {} of flavour {id} has no virtual_link", node.name)));
+        };
+        if !virtual_links.iter().any(|l| l.id == virtual_link) {
+            return Err(invalid(format!(
+                "VipCp {} of flavour {id} links to unknown virtual link {virtual_link}",
+                node.name
+            )));
+        }
+        let targets = node.requirement("target");
+        if targets.is_empty() {
+            return Err(invalid(format!("VipCp {} of flavour {id} has no target VduCp", node.name)));
+        }
+        if let Some(t) = targets.iter().find(|t| !cps.iter().any(|c| &c.id == *t && c.kind == CpKind::VduCp)) {
+            return Err(invalid(format!("VipCp {} of flavour {id} targets unknown VduCp {t}", node.name)));
+        }
+        vip_cps.push(VipCpd {
+            id: node.name.to_owned(),
+            vip_function,
+            virtual_link,
+            targets,
+            layer_protocols: strings(node.prop(types, "layer_protocols")),
+            dedicated_ip_address: node.prop(types, "dedicated_ip_address").and_then(Value::as_bool).unwrap_or(true),
+        });
+    }
     let mut deployable_modules = Vec::new();
     for node in nodes.iter().filter(|n| n.kind == Some(DEPLOYABLE_MODULE)) {
         let members = node.requirement("member");
@@ -580,6 +621,7 @@ fn build_flavour<'a>(
         default_level: None,
         placement_rules: Vec::new(),
         virtual_cps,
+        vip_cps,
         deployable_modules,
     };
     apply_policies(&mut flavour, topology, types)?;

@@ -139,6 +139,15 @@ impl CsarBuilder {
         self.edit(SAMPLE_DF_SIMPLE, |text| text.replacen("    VDU1_CP1:\n", &format!("{node}    VDU1_CP1:\n"), 1))
     }
 
+    /// The sample with a `tosca.nodes.nfv.VipCp` `VIP_CP` in flavour `simple` (SOL001 V3.5.1):
+    /// a high-availability address on internalVL1 shared by VDU1_CP2 and VDU2_CP1.
+    pub fn internal_vip_cp(self) -> Self {
+        let node = "    VIP_CP:\n      type: tosca.nodes.nfv.VipCp\n      properties:\n        \
+                    layer_protocols: [ ipv4 ]\n        vip_function: high_availability\n      requirements:\n        \
+                    - virtual_link: internalVL1\n        - target: VDU1_CP2\n        - target: VDU2_CP1\n\n";
+        self.edit(SAMPLE_DF_SIMPLE, |text| text.replacen("    VDU1_CP1:\n", &format!("{node}    VDU1_CP1:\n"), 1))
+    }
+
     /// The sample with two `tosca.nodes.nfv.DeployableModule`s in flavour `simple` (SOL001
     /// V4.5.1): `front_module` (VDU1) and `back_module` (VDU2).
     pub fn two_deployable_modules(self) -> Self {

@@ -616,6 +616,10 @@ async fn finish(
     if !virtual_cps.is_empty() {
         job.op.body["affectedVirtualCps"] = Value::Array(virtual_cps);
     }
+    let vip_cps = instance::affected_vip_cps(baseline, &inventory);
+    if !vip_cps.is_empty() {
+        job.op.body["affectedVipCps"] = Value::Array(vip_cps);
+    }
     if let Some(changed) = plan.changed_info {
         job.op.body["changedInfo"] = changed;
     }

@@ -12,6 +12,19 @@
 //!   `additionalParams.nfv` is merged over it (JSON merge patch, kept for later operations).
 //!   Scale-in first marks the newest VNFCs' scaling-group members unhealthy so Heat removes
 //!   those (Tacker's `scale`). `extManagedVirtualLinks` replace the template's networks.
+//!   Each VipCp of the flavour (SOL001 V3.5.1) becomes an `OS::Neutron::Port` named after it
+//!   on its virtual link's network, and every port of its target VduCps allows that port's
+//!   address (`allowed_address_pairs`); a target port in a nested template gets the address
+//!   through a `<VipCp>_address` parameter, passed by each use of the template.
+//!   An external CP whose `cpConfig` has subport entries (SOL003 V3.5.1: `parentCpConfigId`,
+//!   or a `segmentationId` with `segmentationType` VLAN, the default) gets an
+//!   `OS::Neutron::Trunk` `<cpd>_trunk` with its own port (a top-level resource named after
+//!   the CPD) as parent and one `vlan` subport per entry: the pre-created port of the entry's
+//!   `linkPortId` (the `extLinkPorts` entry's resource), else a new port `<cpd>_<cpConfigId>`
+//!   on the entry's external network; servers then take the parent port from the trunk
+//!   (`get_attr: [<cpd>_trunk, port_id]`, as Heat advises for Open vSwitch). Heat's trunk
+//!   takes only `vlan` subports, so `INHERIT` is refused; so is a subport without a port
+//!   (`createExtLinkPort` false and no `linkPortId`).
 //! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
 //!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
 //!   The stack is first waited for while an update runs on it; each server resource is
@@ -23,8 +36,10 @@
 //! After each stack operation the resources are listed (`nested_depth=2`) and mapped:
 //! `OS::Nova::Server` → VnfcResourceInfo, `OS::Cinder::Volume` → VirtualStorageResourceInfo,
 //! `OS::Neutron::Net` → VnfVirtualLinkResourceInfo, `OS::Neutron::Port` of a VduCp → the
-//! VNFC's vnfcCpInfo and the link port of its internal VL. Only resources named as VNFD
-//! nodes of the flavour count (Tacker's `_get_checked_reses`). `vim_state` holds the stack
+//! VNFC's vnfcCpInfo and the link port of its internal VL, the port of a VipCp → its
+//! VipCpInfo (the address read from the port resource's `fixed_ips` attribute) and a link
+//! port of its VL. Only resources named as VNFD nodes of the flavour count (Tacker's
+//! `_get_checked_reses`). `vim_state` holds the stack
 //! name and id, the flavour and template digest last sent, and the `nfv` parameter.
 //!
 //! Re-runs. After a conductor crash another conductor runs the same action again from the
@@ -88,6 +103,7 @@ const SERVER: &str = "OS::Nova::Server";
 const VOLUME: &str = "OS::Cinder::Volume";
 const NETWORK: &str = "OS::Neutron::Net";
 const PORT: &str = "OS::Neutron::Port";
+const TRUNK: &str = "OS::Neutron::Trunk";
 const SCALING_GROUP: &str = "OS::Heat::AutoScalingGroup";
 
 /// Heat-backed infra driver for `ETSINFV.OPENSTACK_KEYSTONE.V_3` VIMs.
@@ -254,41 +270,64 @@ fn nfv_skeleton(template: &Value) -> Value {
     Value::Object(nfv)
 }
 
-/// `cpConfig` values (a map in SOL003 v3, a list in v2.6.1).
+/// `cpConfig` values (a map in SOL003 v3, a list in v2.6.1), but for trunk subports: those
+/// are ports of their own, not addresses of the CP's port.
 fn cp_configs(ext_cp: &Value) -> Vec<&Value> {
-    match ext_cp.get("cpConfig") {
+    let configs: Vec<&Value> = match ext_cp.get("cpConfig") {
         Some(Value::Object(map)) => map.values().collect(),
         Some(Value::Array(items)) => items.iter().collect(),
         _ => Vec::new(),
-    }
+    };
+    configs.into_iter().filter(|config| !crate::infra::is_subport(config)).collect()
 }
 
-/// The `extVirtualLinks` entry and `extCps` entry of an external CPD.
+/// The `extVirtualLinks` entry and `extCps` entry of an external CPD (the one that
+/// configures the CP's own port, not only subports).
 fn ext_cp<'p>(plan: &'p DeploymentPlan, cpd_id: &str) -> Option<(&'p Value, &'p Value)> {
     plan.ext_virtual_links.as_array()?.iter().find_map(|vl| {
-        let cp = vl.get("extCps")?.as_array()?.iter().find(|cp| cp["cpdId"] == cpd_id)?;
+        let cp = vl.get("extCps")?.as_array()?.iter().find(|cp| {
+            let all_subports = cp["cpConfig"]
+                .as_object()
+                .is_some_and(|map| !map.is_empty() && map.values().all(crate::infra::is_subport));
+            cp["cpdId"] == cpd_id && !all_subports
+        })?;
         Some((vl, cp))
     })
+}
+
+/// The VIM resource of the first `linkPortId` the CP's own configuration names (an
+/// `extLinkPorts` entry of its external virtual link).
+fn link_port_resource(link: &Value, ext_cp: &Value) -> Option<Value> {
+    let id = cp_configs(ext_cp).into_iter().find_map(|config| config["linkPortId"].as_str())?;
+    link["extLinkPorts"]
+        .as_array()?
+        .iter()
+        .find(|port| port["id"] == id)?
+        .pointer("/resourceHandle/resourceId")
+        .cloned()
 }
 
 /// `fixed_ips` of a CP: one entry per requested address (first fixed address and subnet),
 /// as Tacker's `_get_fixed_ips_from_extcp` reads `cpProtocolData`.
 fn fixed_ips(ext_cp: &Value) -> Vec<Value> {
+    cp_configs(ext_cp).into_iter().flat_map(addresses_of).collect()
+}
+
+/// The `fixed_ips` entries of one `VnfExtCpConfig`.
+fn addresses_of(config: &Value) -> Vec<Value> {
     let mut out = Vec::new();
-    for config in cp_configs(ext_cp) {
-        for protocol in config.get("cpProtocolData").and_then(Value::as_array).into_iter().flatten() {
-            let addresses = protocol.pointer("/ipOverEthernet/ipAddresses").and_then(Value::as_array);
-            for address in addresses.into_iter().flatten() {
-                let mut entry = Map::new();
-                if let Some(ip) = address.pointer("/fixedAddresses/0") {
-                    entry.insert("ip_address".into(), ip.clone());
-                }
-                if let Some(subnet) = address.get("subnetId") {
-                    entry.insert("subnet".into(), subnet.clone());
-                }
-                if !entry.is_empty() {
-                    out.push(Value::Object(entry));
-                }
+    for protocol in config.get("cpProtocolData").and_then(Value::as_array).into_iter().flatten() {
+        let addresses = protocol.pointer("/ipOverEthernet/ipAddresses").and_then(Value::as_array);
+        for address in addresses.into_iter().flatten() {
+            let mut entry = Map::new();
+            if let Some(ip) = address.pointer("/fixedAddresses/0") {
+                entry.insert("ip_address".into(), ip.clone());
+            }
+            if let Some(subnet) = address.get("subnetId") {
+                entry.insert("subnet".into(), subnet.clone());
+            }
+            if !entry.is_empty() {
+                out.push(Value::Object(entry));
             }
         }
     }
@@ -368,6 +407,11 @@ fn build_nfv(template: &Value, vnfd: &Vnfd, flavour: &Flavour, plan: &Deployment
             if let Some(ips) = values.get_mut("fixed_ips") {
                 *ips = Value::Array(found.map(|(_, cp)| fixed_ips(cp)).unwrap_or_default());
             }
+            // A pre-created link port (`linkPortId`): the CP uses it instead of a port of its
+            // own (SOL003 VnfExtCpConfig note 3; Tacker's `nfv.CP.<cpd>.port`).
+            if let Some(port) = values.get_mut("port") {
+                *port = found.and_then(|(vl, cp)| link_port_resource(vl, cp)).unwrap_or(Value::Null);
+            }
         }
     }
     nfv
@@ -401,6 +445,184 @@ fn apply_ext_managed_vls(template: &mut Value, links: &Value) {
         });
         resources.values_mut().for_each(|resource| replace(resource, &reference, network));
     }
+}
+
+/// VipCps (see the module documentation): their ports, and the address pairs that let the
+/// target VduCps' ports answer on the VIP. Files it changes are sent as JSON text (Heat
+/// takes a JSON template as it takes YAML).
+fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, flavour: &Flavour) -> Result<(), Halt> {
+    fn allow(port: &mut Value, address: &Value) {
+        let pairs = &mut port["properties"]["allowed_address_pairs"];
+        if !pairs.is_array() {
+            *pairs = json!([]);
+        }
+        if let Some(pairs) = pairs.as_array_mut() {
+            pairs.push(json!({"ip_address": address.clone()}));
+        }
+    }
+    for vip in &flavour.vip_cps {
+        let address = json!({"get_attr": [vip.id, "fixed_ips", 0, "ip_address"]});
+        let parameter = format!("{}_address", vip.id);
+        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else {
+            return Err(failed("the BaseHOT top template has no resources"));
+        };
+        resources.insert(
+            vip.id.clone(),
+            json!({"type": PORT, "properties": {"network": {"get_resource": vip.virtual_link}}}),
+        );
+        for target in &vip.targets {
+            if let Some(port) = resources.get_mut(target).filter(|res| res["type"] == PORT) {
+                allow(port, &address);
+                continue;
+            }
+            for (name, text) in files.iter_mut() {
+                let mut nested = parse_hot(text).map_err(|error| failed(format!("BaseHOT nested {name}: {error}")))?;
+                let Some(port) = nested.pointer_mut(&format!("/resources/{target}")).filter(|res| res["type"] == PORT)
+                else {
+                    continue;
+                };
+                allow(port, &json!({"get_param": parameter}));
+                nested["parameters"][&parameter] = json!({"type": "string"});
+                *text = serde_json::to_string_pretty(&nested).unwrap_or_default();
+                // Each use of the nested template, directly or as a scaling group's member.
+                for resource in resources.values_mut() {
+                    let user = if resource["type"] == name.as_str() {
+                        Some(resource)
+                    } else {
+                        resource.pointer_mut("/properties/resource").filter(|member| member["type"] == name.as_str())
+                    };
+                    if let Some(user) = user {
+                        user["properties"][&parameter] = address.clone();
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Subports of external CPs: see the module documentation.
+fn apply_trunks(template: &mut Value, flavour: &Flavour, plan: &DeploymentPlan) -> Result<(), Halt> {
+    fn replace(value: &mut Value, reference: &Value, by: &Value) {
+        if value == reference {
+            *value = by.clone();
+            return;
+        }
+        match value {
+            Value::Object(map) => map.values_mut().for_each(|item| replace(item, reference, by)),
+            Value::Array(items) => items.iter_mut().for_each(|item| replace(item, reference, by)),
+            _ => {}
+        }
+    }
+    for cp in flavour.cps.iter().filter(|cp| cp.external && cp.kind == CpKind::VduCp) {
+        let mut keys = Vec::new();
+        let mut subports = Vec::new();
+        for link in plan.ext_virtual_links.as_array().into_iter().flatten() {
+            for ext_cp in link["extCps"].as_array().into_iter().flatten().filter(|ext_cp| ext_cp["cpdId"] == cp.id) {
+                for (key, config) in ext_cp["cpConfig"].as_object().into_iter().flatten() {
+                    keys.push(key.clone());
+                    if crate::infra::is_subport(config) {
+                        subports.push((key, config, link));
+                    }
+                }
+            }
+        }
+        if subports.is_empty() {
+            continue;
+        }
+        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else {
+            return Err(failed("the BaseHOT top template has no resources"));
+        };
+        if !resources.get(&cp.id).is_some_and(|res| res["type"] == PORT) {
+            return Err(failed(format!(
+                "external CP {} has trunk subports, but the BaseHOT top template has no port {} to be their parent",
+                cp.id, cp.id
+            )));
+        }
+        let mut sub_ports = Vec::new();
+        for (key, config, link) in subports {
+            if let Some(parent) = config["parentCpConfigId"].as_str()
+                && !keys.iter().any(|k| k == parent)
+            {
+                return Err(failed(format!(
+                    "cpConfig {key} of external CP {}: parentCpConfigId {parent} names no cpConfig of that CP",
+                    cp.id
+                )));
+            }
+            let ethernet = config["cpProtocolData"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|data| &data["ipOverEthernet"])
+                .find(|ethernet| ethernet.get("segmentationId").is_some());
+            let ethernet = ethernet.unwrap_or(&Value::Null);
+            if ethernet["segmentationType"].as_str().is_some_and(|kind| kind != "VLAN") {
+                return Err(failed(format!(
+                    "cpConfig {key} of external CP {}: segmentationType {} is not possible with Heat's \
+                     OS::Neutron::Trunk, which takes only vlan subports",
+                    cp.id, ethernet["segmentationType"]
+                )));
+            }
+            let segmentation_id = ethernet["segmentationId"]
+                .as_str()
+                .and_then(|id| id.parse::<u16>().ok())
+                .filter(|id| (1..=4094).contains(id))
+                .ok_or_else(|| {
+                    failed(format!(
+                        "cpConfig {key} of external CP {}: a VLAN subport needs a segmentationId 1-4094",
+                        cp.id
+                    ))
+                })?;
+            let port = match config["linkPortId"].as_str() {
+                Some(link_port) => link["extLinkPorts"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|port| port["id"] == link_port)
+                    .and_then(|port| port.pointer("/resourceHandle/resourceId"))
+                    .cloned()
+                    .ok_or_else(|| {
+                        failed(format!(
+                            "cpConfig {key} of external CP {}: linkPortId {link_port} is not in the extLinkPorts of \
+                             external virtual link {}",
+                            cp.id, link["id"]
+                        ))
+                    })?,
+                None if config["createExtLinkPort"] == false => {
+                    return Err(failed(format!(
+                        "cpConfig {key} of external CP {}: a subport needs a port, but createExtLinkPort is false \
+                         and no linkPortId is given",
+                        cp.id
+                    )));
+                }
+                None => {
+                    let name = format!("{}_{key}", cp.id);
+                    let mut properties = json!({"network": link["resourceId"]});
+                    let ips = addresses_of(config);
+                    if !ips.is_empty() {
+                        properties["fixed_ips"] = json!(ips);
+                    }
+                    if let Some(mac) = ethernet.get("macAddress") {
+                        properties["mac_address"] = mac.clone();
+                    }
+                    resources.insert(name.clone(), json!({"type": PORT, "properties": properties}));
+                    json!({"get_resource": name})
+                }
+            };
+            sub_ports.push(json!({"port": port, "segmentation_type": "vlan", "segmentation_id": segmentation_id}));
+        }
+        let trunk = format!("{}_trunk", cp.id);
+        let reference = json!({"get_resource": cp.id});
+        let from_trunk = json!({"get_attr": [trunk, "port_id"]});
+        for server in resources.values_mut().filter(|res| res["type"] == SERVER) {
+            replace(&mut server["properties"]["networks"], &reference, &from_trunk);
+        }
+        resources.insert(
+            trunk,
+            json!({"type": TRUNK, "properties": {"port": {"get_resource": cp.id}, "sub_ports": sub_ports}}),
+        );
+    }
+    Ok(())
 }
 
 /// The VDU a server belongs to: its resource name, else its parent's name (with a
@@ -615,6 +837,99 @@ fn map_resources(
         vnf_state: previous.vnf_state.clone(),
         ..Inventory::default()
     }
+}
+
+/// SOL003 VipCpInfo of a VipCp's port, whose addresses the port resource's `fixed_ips`
+/// attribute gives; the port becomes a link port of the VipCp's virtual link.
+fn vip_cp_info(
+    vip: &solgate_vnfpkg::VipCpd,
+    port: &StackResource,
+    fixed_ips: Option<&Value>,
+    inventory: &mut Inventory,
+    vim_connection_id: Option<&str>,
+) -> Value {
+    let cp_instance_id = format!("{}-{}", vip.id, port.physical_resource_id.chars().take(8).collect::<String>());
+    let addresses: Vec<Value> = fixed_ips
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|fixed| {
+            let ip = fixed["ip_address"].as_str()?;
+            let mut address =
+                json!({"type": if ip.contains(':') { "IPV6" } else { "IPV4" }, "addresses": [ip], "isDynamic": true});
+            if let Some(subnet) = fixed["subnet_id"].as_str() {
+                address["subnetId"] = json!(subnet);
+            }
+            Some(address)
+        })
+        .collect();
+    let associated: Vec<&Value> = inventory
+        .vnfc_resources
+        .iter()
+        .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
+        .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| vip.targets.iter().any(|target| target == cpd)))
+        .map(|cp| &cp["id"])
+        .collect();
+    let mut info = json!({
+        "cpInstanceId": cp_instance_id,
+        "cpdId": vip.id,
+        "associatedVnfcCpIds": associated,
+    });
+    if !addresses.is_empty() {
+        info["cpProtocolInfo"] =
+            json!([{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"ipAddresses": addresses}}]);
+    }
+    if let Some(link) = inventory.virtual_links.iter_mut().find(|vl| vl.vnf_virtual_link_desc_id == vip.virtual_link) {
+        let handle = ResourceHandle {
+            vim_connection_id: vim_connection_id.map(str::to_owned),
+            resource_id: port.physical_resource_id.clone(),
+            vim_level_resource_type: Some(port.resource_type.clone()),
+        };
+        link.vnf_link_ports.push(json!({
+            "id": port.physical_resource_id,
+            "resourceHandle": handle,
+            "vipCpInstanceId": cp_instance_id,
+        }));
+        info["vnfLinkPortId"] = json!(port.physical_resource_id);
+    }
+    info
+}
+
+/// The parent port of each trunk `<cpd>_trunk` (with the trunk) and the subport ports
+/// `<cpd>_<cpConfigId>` made for it, all in the top stack.
+fn trunk_ports(resources: &[StackResource], flavour: &Flavour, vim_connection_id: Option<&str>) -> Vec<Value> {
+    let top = |res: &&StackResource| res.parent_resource.is_none() && !res.physical_resource_id.is_empty();
+    let describe = |res: &StackResource| {
+        let handle = ResourceHandle {
+            vim_connection_id: vim_connection_id.map(str::to_owned),
+            resource_id: res.physical_resource_id.clone(),
+            vim_level_resource_type: Some(res.resource_type.clone()),
+        };
+        json!({"id": res.physical_resource_id, "resourceHandle": handle})
+    };
+    let mut out = Vec::new();
+    for cp in flavour.cps.iter().filter(|cp| cp.external && cp.kind == CpKind::VduCp) {
+        let trunk_name = format!("{}_trunk", cp.id);
+        let Some(trunk) =
+            resources.iter().filter(top).find(|res| res.resource_type == TRUNK && res.resource_name == trunk_name)
+        else {
+            continue;
+        };
+        let prefix = format!("{}_", cp.id);
+        for port in resources.iter().filter(top).filter(|res| res.resource_type == PORT) {
+            let mut entry = describe(port);
+            entry["cpdId"] = json!(cp.id);
+            if port.resource_name == cp.id {
+                entry["trunkResourceId"] = json!(trunk.physical_resource_id);
+            } else if let Some(key) = port.resource_name.strip_prefix(&prefix) {
+                entry["cpConfigId"] = json!(key);
+            } else {
+                continue;
+            }
+            out.push(entry);
+        }
+    }
+    out
 }
 
 /// One run of an action against the VNF's Heat stack.
@@ -833,6 +1148,24 @@ impl HeatRun<'_, '_> {
         let flavour = vnfd_flavour(self.ctx.vnfd, &flavour_id)?;
         let mut inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
         inventory.vim_state = serde_json::to_value(&self.state).unwrap_or(Value::Null);
+        for vip in &flavour.vip_cps {
+            // The VipCp's port, in the top stack.
+            let Some(port) = resources.iter().find(|res| {
+                res.resource_type == PORT
+                    && res.resource_name == vip.id
+                    && res.parent_resource.is_none()
+                    && !res.physical_resource_id.is_empty()
+            }) else {
+                continue;
+            };
+            let what = format!("reading port resource {} of Heat stack {}", vip.id, self.state.stack_name);
+            let shown = self.cancel.guard(&what, self.heat.get_resource(&stack, &vip.id)).await?;
+            let fixed_ips =
+                shown.as_ref().and_then(|res| res.extra.get("attributes")).map(|attributes| &attributes["fixed_ips"]);
+            let info = vip_cp_info(vip, port, fixed_ips, &mut inventory, self.vim_connection_id());
+            inventory.vip_cp_info.push(info);
+        }
+        inventory.ext_link_ports = trunk_ports(&resources, flavour, self.vim_connection_id());
         self.inventory = inventory;
         Ok(())
     }
@@ -899,11 +1232,15 @@ impl ActionRun for HeatRun<'_, '_> {
         self.flavour_id = Some(plan.flavour_id.clone());
         let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
         let mut template = hot.template;
+        let mut files = hot.files;
+        let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?;
+        apply_vip_cps(&mut template, &mut files, flavour)?;
+        apply_trunks(&mut template, flavour, plan)?;
         apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
         let nfv = self.nfv_for(&template, plan)?;
 
         if self.state.stack_id.is_none() {
-            self.create(template, hot.files, &hot.digest, plan, nfv).await?;
+            self.create(template, files, &hot.digest, plan, nfv).await?;
         } else {
             // A re-run of an update (a scale) whose PATCH the earlier run sent may find it
             // still running: wait for it, or Heat refuses this one. One GET when the stack
@@ -912,7 +1249,7 @@ impl ActionRun for HeatRun<'_, '_> {
             self.mark_scale_in_members(plan).await?;
             let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
                 && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
-            let replace = (!same_template).then_some((template, hot.files));
+            let replace = (!same_template).then_some((template, files));
             self.update(replace, nfv).await?;
             self.state.flavour_id = Some(plan.flavour_id.clone());
             self.state.template_digest = Some(hot.digest);
@@ -1047,8 +1384,15 @@ impl ActionRun for HeatRun<'_, '_> {
             && let Ok(resources) = self.heat.list_resources(&self.state.identifier(), 2).await
         {
             let state = self.inventory.vim_state.clone();
+            let mut vips = std::mem::take(&mut self.inventory.vip_cp_info);
             self.inventory = map_resources(&resources, flavour, &self.inventory, self.vim_connection_id());
             self.inventory.vim_state = state;
+            self.inventory.ext_link_ports = trunk_ports(&resources, flavour, self.vim_connection_id());
+            // The VipCps whose port is still there, as last read.
+            vips.retain(|vip| {
+                resources.iter().any(|res| Some(res.physical_resource_id.as_str()) == vip["vnfLinkPortId"].as_str())
+            });
+            self.inventory.vip_cp_info = vips;
         }
     }
 
@@ -1145,6 +1489,28 @@ mod tests {
         );
         // A VDU the Grant says nothing about keeps the VNFD's values.
         assert_eq!(nfv["VDU"]["VDU2"]["locationConstraints"], Value::Null);
+    }
+
+    #[test]
+    fn a_given_link_port_is_the_cps_port() {
+        let csar = solgate_vnfpkg::testing::CsarBuilder::sample().to_tempfile().unwrap();
+        let contents = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap();
+        let flavour = contents.vnfd.flavour("simple").unwrap();
+        let hot = json!({"resources": {"VDU1": {"type": "VDU1.yaml", "properties": {
+            "port": {"get_param": ["nfv", "CP", "VDU1_CP1", "port"]}}}}});
+        let plan = DeploymentPlan {
+            flavour_id: "simple".into(),
+            vdus: Vec::new(),
+            virtual_links: Vec::new(),
+            ext_virtual_links: json!([{"id": "ext-1", "resourceId": "net-1",
+                "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"a": {"linkPortId": "elp-1"}}}],
+                "extLinkPorts": [{"id": "elp-1", "resourceHandle": {"resourceId": "neutron-port-1"}}]}]),
+            ext_managed_virtual_links: json!([]),
+            scale_levels: BTreeMap::new(),
+            granted: crate::infra::GrantedPlacement::default(),
+        };
+        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
+        assert_eq!(nfv["CP"]["VDU1_CP1"], json!({"port": "neutron-port-1"}));
     }
 
     #[test]

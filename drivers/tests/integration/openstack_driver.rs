@@ -958,3 +958,215 @@ async fn instantiate_over_https_without_the_ca_fails_the_certificate_check_and_s
     assert_eq!(front.handshakes(), 0);
     assert!(server.received_requests().await.unwrap().is_empty());
 }
+
+/// A VipCp (SOL001 V3.5.1) on internalVL1 shared by VDU1_CP2 (in the nested template) and
+/// VDU2_CP1 (in the top one): the stack gets a port for it on the VL's network, both target
+/// ports allow its address, and the inventory reports the address Neutron gave it (read from
+/// the port resource's `fixed_ips` attribute) with the VNFC CPs sharing it.
+#[tokio::test]
+async fn a_vip_cp_becomes_a_port_whose_address_the_target_ports_allow() {
+    let pkg = package(
+        &CsarBuilder::sample()
+            .internal_vip_cp()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("BaseHOT/simple/nested/VDU1.yaml", NESTED_VDU1),
+    );
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_vnf_vip.json", &[]).await;
+    let plan = plan(2);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    let body: Value = posts[0].body_json().unwrap();
+    let resources = &body["template"]["resources"];
+    assert_eq!(
+        resources["VIP_CP"],
+        json!({"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "internalVL1"}}})
+    );
+    let address = json!({"get_attr": ["VIP_CP", "fixed_ips", 0, "ip_address"]});
+    assert_eq!(resources["VDU2_CP1"]["properties"]["allowed_address_pairs"], json!([{"ip_address": address}]));
+    // VDU1_CP2 is in the scaling group's member template: the address goes down as a parameter.
+    assert_eq!(resources["VDU1_scale_group"]["properties"]["resource"]["properties"]["VIP_CP_address"], address);
+    let nested = solgate_drivers::openstack::parse_hot(body["files"]["VDU1.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(nested["parameters"]["VIP_CP_address"], json!({"type": "string"}));
+    assert_eq!(
+        nested["resources"]["VDU1_CP2"]["properties"]["allowed_address_pairs"],
+        json!([{"ip_address": {"get_param": "VIP_CP_address"}}])
+    );
+    assert!(nested["resources"]["VDU1_CP1"]["properties"].get("allowed_address_pairs").is_none(), "not a target");
+    assert!(resources["VDU1_scale_group"]["properties"]["resource"]["properties"]["net2"].is_object());
+
+    let vip_port = "d4e5f6a7-8b9c-4d0e-9f1a-2b3c4d5e6f70";
+    assert_eq!(inventory.vip_cp_info.len(), 1);
+    let vip = &inventory.vip_cp_info[0];
+    assert_eq!(vip["cpdId"], "VIP_CP");
+    assert_eq!(vip["vnfLinkPortId"], vip_port);
+    assert_eq!(
+        vip["cpProtocolInfo"],
+        json!([{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"ipAddresses": [{"type": "IPV4",
+            "addresses": ["192.168.10.23"], "isDynamic": true, "subnetId": "9c0d1e2f-3a4b-4c5d-9e6f-7a8b9c0d1e2f"}]}}])
+    );
+    let mut sharing: Vec<&str> = inventory
+        .vnfc_resources
+        .iter()
+        .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
+        .filter(|cp| cp["cpdId"] == "VDU1_CP2" || cp["cpdId"] == "VDU2_CP1")
+        .map(|cp| cp["id"].as_str().unwrap())
+        .collect();
+    sharing.sort();
+    let mut associated: Vec<&str> =
+        vip["associatedVnfcCpIds"].as_array().unwrap().iter().map(|id| id.as_str().unwrap()).collect();
+    associated.sort();
+    assert_eq!((associated.len(), associated), (3, sharing));
+    let link_port = inventory.virtual_links[0].vnf_link_ports.iter().find(|p| p["id"] == vip_port).unwrap();
+    assert_eq!(link_port["vipCpInstanceId"], vip["cpInstanceId"]);
+    assert_eq!(link_port["resourceHandle"]["resourceId"], vip_port);
+}
+
+/// BaseHOT with VDU1 a plain server, so that its external port VDU1_CP1 is a top-level
+/// resource that a trunk can take as parent.
+const TRUNK_HOT: &str = "\
+heat_template_version: 2013-05-23
+parameters:
+  nfv:
+    type: json
+resources:
+  VDU1:
+    type: OS::Nova::Server
+    properties:
+      flavor: { get_param: [ nfv, VDU, VDU1, computeFlavourId ] }
+      image: { get_param: [ nfv, VDU, VDU1, vcImageId ] }
+      networks:
+        - port: { get_resource: VDU1_CP1 }
+        - port: { get_resource: VDU1_CP2 }
+  VDU1_CP1:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_param: [ nfv, CP, VDU1_CP1, network ] }
+  VDU1_CP2:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_resource: internalVL1 }
+  VDU2:
+    type: OS::Nova::Server
+    properties:
+      flavor: m1.small
+      image: { get_param: [ nfv, VDU, VDU2, vcImageId ] }
+      networks:
+        - port: { get_resource: VDU2_CP1 }
+  VDU2_CP1:
+    type: OS::Neutron::Port
+    properties:
+      network: { get_resource: internalVL1 }
+  internalVL1:
+    type: OS::Neutron::Net
+";
+
+const NET_B: &str = "5d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f8a";
+const NET_C: &str = "6e7f8a9b-0c1d-4e2f-9a3b-4c5d6e7f8a9b";
+const PRECREATED_PORT: &str = "7f8a9b0c-1d2e-4f3a-8b4c-5d6e7f8a9b0c";
+
+/// VDU1_CP1 on EXT_NET (cpConfig `parent`), with subports on two more external networks
+/// (SOL003 V3.5.1): `sub100` VLAN 100 with a fixed address, for the VNFM to create, and
+/// `sub200` VLAN 200 on the NFVO's pre-created port `elp-200`.
+fn trunk_plan(sub200: &Value) -> DeploymentPlan {
+    let mut plan = plan(1);
+    plan.ext_virtual_links = json!([
+        {"id": "ext-vl-1", "resourceId": EXT_NET, "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"parent": {
+            "cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET",
+                "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]}}}]},
+        {"id": "ext-vl-2", "resourceId": NET_B, "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"sub100": {
+            "parentCpConfigId": "parent",
+            "cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {
+                "segmentationType": "VLAN", "segmentationId": "100",
+                "ipAddresses": [{"type": "IPV4", "fixedAddresses": ["10.20.0.5"]}]}}]}}}]},
+        {"id": "ext-vl-3", "resourceId": NET_C, "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"sub200": sub200}}],
+         "extLinkPorts": [{"id": "elp-200", "resourceHandle": {"resourceId": PRECREATED_PORT}}]}
+    ]);
+    plan
+}
+
+#[tokio::test]
+async fn vlan_subports_of_an_external_cp_become_a_trunk_on_its_port() {
+    let pkg = package(&CsarBuilder::sample().file("BaseHOT/simple/sample_hot.yaml", TRUNK_HOT));
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_trunk.json", &[]).await;
+    let sub200 = json!({"parentCpConfigId": "parent", "linkPortId": "elp-200", "cpProtocolData": [{
+        "layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"segmentationId": "200",
+            "ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]});
+    let plan = trunk_plan(&sub200);
+    let inventory =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap();
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    let body: Value = posts[0].body_json().unwrap();
+    let resources = &body["template"]["resources"];
+    assert_eq!(
+        resources["VDU1_CP1_trunk"],
+        json!({"type": "OS::Neutron::Trunk", "properties": {"port": {"get_resource": "VDU1_CP1"}, "sub_ports": [
+            {"port": {"get_resource": "VDU1_CP1_sub100"}, "segmentation_type": "vlan", "segmentation_id": 100},
+            // The NFVO's port, used as it is (segmentationType absent: VLAN, SOL003's default).
+            {"port": PRECREATED_PORT, "segmentation_type": "vlan", "segmentation_id": 200}
+        ]}})
+    );
+    assert_eq!(
+        resources["VDU1_CP1_sub100"],
+        json!({"type": "OS::Neutron::Port", "properties": {"network": NET_B, "fixed_ips": [{"ip_address": "10.20.0.5"}]}})
+    );
+    assert!(resources.get("VDU1_CP1_sub200").is_none(), "no port is made where one is given");
+    // The server takes its port from the trunk (Heat's advice for Open vSwitch).
+    assert_eq!(
+        resources["VDU1"]["properties"]["networks"],
+        json!([{"port": {"get_attr": ["VDU1_CP1_trunk", "port_id"]}}, {"port": {"get_resource": "VDU1_CP2"}}])
+    );
+    // The parent port stays on the parent's network; subport addresses are not its own.
+    assert_eq!(body["parameters"]["nfv"]["CP"]["VDU1_CP1"], json!({"network": EXT_NET}));
+
+    let mut ports = inventory.ext_link_ports.clone();
+    ports.sort_by_key(|port| port["id"].as_str().unwrap().to_owned());
+    assert_eq!(
+        ports,
+        [
+            json!({"id": "a3b4c5d6-e7f8-4a9b-8c0d-2e3f4a5b6c7d", "cpdId": "VDU1_CP1", "cpConfigId": "sub100",
+                "resourceHandle": {"vimConnectionId": "vim-os-1", "resourceId": "a3b4c5d6-e7f8-4a9b-8c0d-2e3f4a5b6c7d",
+                    "vimLevelResourceType": "OS::Neutron::Port"}}),
+            json!({"id": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b", "cpdId": "VDU1_CP1",
+                "trunkResourceId": "b4c5d6e7-f8a9-4b0c-9d1e-3f4a5b6c7d8e",
+                "resourceHandle": {"vimConnectionId": "vim-os-1", "resourceId": "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
+                    "vimLevelResourceType": "OS::Neutron::Port"}}),
+        ]
+    );
+
+    // A subport needs a port: none is made with createExtLinkPort false, and none given.
+    let mut no_port = sub200.clone();
+    no_port.as_object_mut().unwrap().remove("linkPortId");
+    no_port["createExtLinkPort"] = json!(false);
+    let server = next_server(&[]).await;
+    let plan = trunk_plan(&no_port);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+    assert!(error.message.contains("createExtLinkPort is false and no linkPortId"), "{}", error.message);
+    assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
+    // Heat's trunk takes only vlan subports.
+    let mut inherit = sub200;
+    inherit["cpProtocolData"][0]["ipOverEthernet"]["segmentationType"] = json!("INHERIT");
+    let plan = trunk_plan(&inherit);
+    let error =
+        execute(&server, &pkg, &Inventory::default(), json!({}), InfraAction::Realize { plan: &plan }, &never())
+            .await
+            .unwrap_err();
+    assert!(error.message.contains("segmentationType \"INHERIT\" is not possible"), "{}", error.message);
+}

@@ -414,3 +414,30 @@ fn virtual_cps_and_deployable_modules_name_their_vdus() {
         "{error}"
     );
 }
+
+#[test]
+fn a_vip_cp_names_its_virtual_link_and_target_cps() {
+    let contents = inspect(&CsarBuilder::sample().internal_vip_cp()).unwrap();
+    let flavour = contents.vnfd.flavour("simple").unwrap();
+    assert_eq!(flavour.vip_cps.len(), 1);
+    let vip = &flavour.vip_cps[0];
+    assert_eq!(
+        (vip.id.as_str(), vip.vip_function.as_str(), vip.virtual_link.as_str()),
+        ("VIP_CP", "high_availability", "internalVL1")
+    );
+    assert_eq!(vip.targets, ["VDU1_CP2", "VDU2_CP1"]);
+    assert!(vip.dedicated_ip_address, "SOL001's default");
+    // A VipCp is not a VduCp: no VDU gains a CP.
+    assert_eq!(flavour.vdu("VDU1").unwrap().cps, ["VDU1_CP1", "VDU1_CP2"]);
+
+    let unknown = CsarBuilder::sample()
+        .internal_vip_cp()
+        .edit(SAMPLE_DF_SIMPLE, |s| s.replace("- target: VDU2_CP1", "- target: VDU2"));
+    let error = inspect(&unknown).unwrap_err();
+    assert!(error.to_string().contains("VipCp VIP_CP of flavour simple targets unknown VduCp VDU2"), "{error}");
+    let function = CsarBuilder::sample()
+        .internal_vip_cp()
+        .edit(SAMPLE_DF_SIMPLE, |s| s.replace("vip_function: high_availability", "vip_function: anycast"));
+    let error = inspect(&function).unwrap_err();
+    assert!(error.to_string().contains("vip_function anycast is neither"), "{error}");
+}
