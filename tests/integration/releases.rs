@@ -202,3 +202,23 @@ async fn certificate_configuration_is_kept_and_shown_from_2_12_0() {
     let older = at(&app, "2.10.0", Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"), None).await.json();
     assert!(older.get("certificateInfo").is_none(), "{older}");
 }
+
+#[tokio::test]
+async fn change_flavour_takes_target_scale_levels_from_2_10_0() {
+    let app = TestApp::spawn().await;
+    let vnfd_id = install_sample_package(&app);
+    let id = create(&app, "2.10.0", &vnfd_id).await;
+    run(&app, "2.10.0", &id, "instantiate", json!({"flavourId": "small"})).await;
+    let change =
+        json!({"newFlavourId": "simple", "targetScaleLevelInfo": [{"aspectId": "VDU1_scale", "scaleLevel": 1}]});
+    let path = format!("/vnflcm/v2/vnf_instances/{id}/change_flavour");
+    let reply = at(&app, "2.3.0", Method::POST, &path, Some(change.clone())).await;
+    assert!(reply.problem(400).starts_with("'/targetScaleLevelInfo' is not defined"), "{}", reply.text);
+    run(&app, "2.10.0", &id, "change_flavour", change).await;
+    let instance = at(&app, "2.10.0", Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"), None).await.json();
+    let info = &instance["instantiatedVnfInfo"];
+    assert_eq!(info["flavourId"], "simple", "{instance}");
+    assert_eq!(info["scaleStatus"], json!([{"aspectId": "VDU1_scale", "scaleLevel": 1}]), "{instance}");
+    let vdu1 = info["vnfcResourceInfo"].as_array().unwrap().iter().filter(|vnfc| vnfc["vduId"] == "VDU1").count();
+    assert_eq!(vdu1, 2, "{instance}");
+}
