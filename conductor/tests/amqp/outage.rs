@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use solgate_conductor::rpc::amqp::AmqpConsumer;
 use solgate_conductor::rpc::amqp::testing::PrivateBroker;
-use solgate_conductor::rpc::{RpcError, RpcMessage, RpcPublisher};
+use solgate_conductor::rpc::{RpcConsumer, RpcError, RpcMessage, RpcPublisher};
 
 use crate::support::{self, Queues, assert_no_delivery, next_delivery, shared_broker_url};
 
@@ -20,13 +20,17 @@ async fn start_broker() -> PrivateBroker {
     }
 }
 
-/// Receives and acks deliveries until `expected` ids came (each once) and nothing more.
-async fn drain(consumer: &mut AmqpConsumer, expected: &[&str]) {
+/// Receives and acks deliveries until `expected` ids came (each once) and nothing more. A
+/// timeout names what came and shows the broker's log (this is where a rare failure after a
+/// broker crash was seen, without a clue).
+async fn drain(consumer: &mut AmqpConsumer, expected: &[&str], broker: &PrivateBroker) {
     let mut seen = BTreeSet::new();
     let deadline = Instant::now() + RECOVERY;
     while seen.len() < expected.len() {
         let left = deadline.saturating_duration_since(Instant::now());
-        let delivery = next_delivery(consumer, left).await;
+        let Ok(Some(delivery)) = tokio::time::timeout(left, consumer.next()).await else {
+            panic!("only {seen:?} of {expected:?} delivered within {RECOVERY:?}\n{}", broker.logs());
+        };
         assert!(seen.insert(delivery.message.id.clone()), "{} delivered twice", delivery.message.id);
         delivery.acker.ack().await.unwrap();
     }
@@ -81,9 +85,9 @@ async fn broker_outage_delays_work_and_loses_none() {
     assert!(gateway.wait_connected(RECOVERY).await, "the gateway did not reconnect\n{}", broker.logs());
     assert!(conductor.wait_connected(RECOVERY).await, "the conductor did not reconnect\n{}", broker.logs());
     // Both persistent messages survived the stop; the unacked one comes again.
-    drain(&mut consumer, &["op-1", "op-2"]).await;
+    drain(&mut consumer, &["op-1", "op-2"], &broker).await;
     publisher.publish(&RpcMessage::lcm("op-3", 2)).await.unwrap();
-    drain(&mut consumer, &["op-3"]).await;
+    drain(&mut consumer, &["op-3"], &broker).await;
 
     gateway.shutdown().await;
     conductor.shutdown().await;
@@ -110,10 +114,10 @@ async fn confirmed_messages_survive_a_broker_crash() {
 
     let conductor = queues.transport().await;
     let mut consumer = conductor.consumer();
-    drain(&mut consumer, &["op-a", "op-b", "pkg-a"]).await;
+    drain(&mut consumer, &["op-a", "op-b", "pkg-a"], &broker).await;
     assert!(gateway.wait_connected(RECOVERY).await, "the gateway did not reconnect");
     publisher.publish(&RpcMessage::lcm("op-c", 1)).await.unwrap();
-    drain(&mut consumer, &["op-c"]).await;
+    drain(&mut consumer, &["op-c"], &broker).await;
 
     gateway.shutdown().await;
     conductor.shutdown().await;
