@@ -451,3 +451,48 @@ async fn vip_cps_show_their_address_and_sharing_cps_from_2_1_0_on() {
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     assert_eq!(op["affectedVipCps"], json!([{"cpInstanceId": vip_id, "cpdId": "VIP_CP", "changeType": "REMOVED"}]));
 }
+
+/// SELECT_DEPL_MODS is an operation type only 2.12.0 defines: a client of an earlier minor
+/// never meets its occurrence (left out of the list, 406 when read) and a subscriber of an
+/// earlier minor is not sent its notifications, while it still gets the instantiate's.
+#[tokio::test]
+async fn a_select_depl_mods_occurrence_is_never_shown_to_an_earlier_minor() {
+    use crate::notifications::Receiver;
+
+    let receiver = Receiver::start().await;
+    let app = TestApp::spawn_with(crate::notifications::quick).await;
+    for (version, path) in [("2.10.0", "/older"), ("2.12.0", "/newer")] {
+        let body = json!({"callbackUri": receiver.url(path),
+            "filter": {"notificationTypes": ["VnfLcmOperationOccurrenceNotification"]}});
+        let reply = send(at(&app, Method::POST, "/vnflcm/v2/subscriptions", version).json(&body)).await;
+        assert_eq!(reply.status, 201, "{}", reply.text);
+    }
+    let id = modular_instance(&app).await;
+    let path = format!("/vnflcm/v2/vnf_instances/{id}/select_depl_mods");
+    let reply =
+        send(at(&app, Method::POST, &path, "2.12.0").json(&json!({"selectedDeployableModule": ["front_module"]})))
+            .await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let op_url = reply.header("location").unwrap().to_owned();
+    assert_eq!(wait_op_at(&app, &op_url, "2.12.0").await["operationState"], "COMPLETED");
+
+    let operations = |list: Value| -> Vec<String> {
+        list.as_array().unwrap().iter().map(|op| op["operation"].as_str().unwrap().to_owned()).collect()
+    };
+    let newer = send(at(&app, Method::GET, "/vnflcm/v2/vnf_lcm_op_occs", "2.12.0")).await.json();
+    let mut seen = operations(newer);
+    seen.sort();
+    assert_eq!(seen, ["INSTANTIATE", "SELECT_DEPL_MODS"]);
+    let older = send(at(&app, Method::GET, "/vnflcm/v2/vnf_lcm_op_occs", "2.10.0")).await.json();
+    assert_eq!(operations(older), ["INSTANTIATE"]);
+    let reply = get_at(&app, &op_url, "2.10.0").await;
+    assert!(reply.problem(406).contains("SELECT_DEPL_MODS"), "{}", reply.text);
+
+    // START, PROCESSING and RESULT of both operations for 2.12.0; only the instantiate's for 2.10.0.
+    let newer = receiver.wait_delivered("/newer", 6, Duration::from_secs(20)).await;
+    assert_eq!(newer.iter().filter(|r| r.body["operation"] == "SELECT_DEPL_MODS").count(), 3);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let older = receiver.posts("/older");
+    assert_eq!(older.len(), 3, "{:?}", older.iter().map(|r| &r.body).collect::<Vec<_>>());
+    assert!(older.iter().all(|r| r.body["operation"] == "INSTANTIATE"));
+}

@@ -612,13 +612,19 @@ async fn finish(
     if !inventory.is_empty() || !before.is_empty() || !original.is_empty() {
         job.op.body["resourceChanges"] = changes;
     }
-    let virtual_cps = instance::affected_virtual_cps(baseline, &inventory);
-    if !virtual_cps.is_empty() {
-        job.op.body["affectedVirtualCps"] = Value::Array(virtual_cps);
-    }
-    let vip_cps = instance::affected_vip_cps(baseline, &inventory);
-    if !vip_cps.is_empty() {
-        job.op.body["affectedVipCps"] = Value::Array(vip_cps);
+    // Set from this attempt only: a retried or rolled-back occurrence must not keep an
+    // earlier attempt's list.
+    for (key, affected) in [
+        ("affectedVirtualCps", instance::affected_virtual_cps(baseline, &inventory)),
+        ("affectedVipCps", instance::affected_vip_cps(baseline, &inventory)),
+    ] {
+        if let Some(body) = job.op.body.as_object_mut() {
+            if affected.is_empty() {
+                body.shift_remove(key);
+            } else {
+                body.insert(key.to_owned(), Value::Array(affected));
+            }
+        }
     }
     if let Some(changed) = plan.changed_info {
         job.op.body["changedInfo"] = changed;

@@ -109,8 +109,7 @@ pub async fn list(state: &AppState, req: &actix_web::HttpRequest, negotiated: &N
         .filter(|raw| {
             // Occurrences of operation types a later minor added are left out of an earlier
             // minor's pages (rarely: only then is the stored body read here).
-            known.is_none()
-                || present::operation_shown(known.as_deref(), &serde_json::from_str(&raw.body).unwrap_or(Value::Null))
+            known.is_none() || present::operation_shown(known, &serde_json::from_str(&raw.body).unwrap_or(Value::Null))
         })
         .map(|raw| {
             let key = format!("o{}|{}|{}|{version}|{selectors}", major.number(), raw.id, raw.stamp);
@@ -134,7 +133,7 @@ pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id
         .await?
         .filter(|op| tenant.sees(&op.project))
         .ok_or_else(|| not_found(&id))?;
-    if !present::operation_shown(present::operation_types(negotiated).as_deref(), &op.body) {
+    if !present::operation_shown(present::operation_types(negotiated), &op.body) {
         return Err(ApiError::not_acceptable(format!(
             "VnfLcmOpOcc {id} is a {} operation, which version {} does not define; ask for a later version.",
             op.body["operation"].as_str().unwrap_or_default(),

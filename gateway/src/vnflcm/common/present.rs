@@ -41,15 +41,13 @@ fn links_for_version(negotiated: &Negotiated, resource: &str, links: Value) -> V
 
 /// The operation types the negotiated minor defines, when it lacks some the stored shape
 /// has (e.g. SELECT_DEPL_MODS, a 2.12.0 value); `None` when it knows them all.
-pub fn operation_types(negotiated: &Negotiated) -> Option<Vec<Value>> {
-    let values = |dictionary: &solgate_schemas::Dictionary| {
-        dictionary
-            .schema("VnfLcmOpOcc")
-            .and_then(|schema| schema["$defs"]["LcmOperationType"]["enum"].as_array().cloned())
-    };
+pub fn operation_types(negotiated: &Negotiated) -> Option<&[Value]> {
+    fn values(dictionary: &solgate_schemas::Dictionary) -> Option<&Vec<Value>> {
+        dictionary.schema("VnfLcmOpOcc").and_then(|schema| schema["$defs"]["LcmOperationType"]["enum"].as_array())
+    }
     let known = values(&negotiated.entry.dictionary)?;
     let all = values(&negotiated.stored_shape)?;
-    (known.len() < all.len()).then_some(known)
+    (known.len() < all.len()).then_some(known.as_slice())
 }
 
 /// Whether an occurrence can be shown under the negotiated minor: a client of an earlier
