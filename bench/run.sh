@@ -5,6 +5,8 @@
 #   bench/run.sh ["connection counts"] [seconds]      e.g. bench/run.sh "2 16" 10
 #   bench/run.sh tls ["connection counts"] [seconds]  GET one instance, HTTP vs HTTPS (keep-alive)
 #   bench/run.sh auth ["connection counts"] [seconds] GET one instance, no auth vs a bearer token
+# SOLGATE_BENCH_SERVER=path measures another solgate binary with this tree's load driver;
+# SOLGATE_BENCH_BURST (default 200) is the LCM burst's client count.
 # Needs PostgreSQL and RabbitMQ for the last two (deploy/scripts/services.sh starts them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,7 +19,11 @@ source deploy/scripts/services.sh
 ensure_postgres >/dev/null
 ensure_rabbitmq >/dev/null
 cargo build --release -q -p solgate -p solgate-bench
+# A burst of this many concurrent LCM clients ends the SQLite run (peak memory under load).
+burst=${SOLGATE_BENCH_BURST:-200}
 bin=target/release
+# The solgate binary to measure (e.g. a build of an earlier commit, for before/after).
+server=${SOLGATE_BENCH_SERVER:-$bin/solgate}
 work=$(mktemp -d)
 pids=()
 stop_servers() {
@@ -35,7 +41,7 @@ trap cleanup EXIT
 start() { # name data-dir role env...
     local name=$1 data=$2 role=$3; shift 3
     env "$@" SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
-        "$bin/solgate" "$role" --listen 127.0.0.1:0 --data-dir "$work/$data" >/dev/null 2>"$work/$name.log" &
+        "$server" "$role" --listen 127.0.0.1:0 --data-dir "$work/$data" >/dev/null 2>"$work/$name.log" &
     pids+=($!)
     for _ in $(seq 1 200); do
         local address
@@ -44,6 +50,13 @@ start() { # name data-dir role env...
         sleep 0.1
     done
     echo "solgate $role did not start:" >&2; cat "$work/$name.log" >&2; return 1
+}
+
+peak_rss() { # prints the peak resident memory of the running servers (VmHWM)
+    for pid in "${pids[@]}"; do
+        [ -r "/proc/$pid/status" ] || continue
+        echo "peak RSS of pid $pid: $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' "/proc/$pid/status")"
+    done
 }
 
 pg_db() { # creates a database, prints its URL
@@ -84,27 +97,38 @@ if [ "$mode" = auth ]; then
 fi
 
 echo "== embedded, SQLite (synchronous=FULL)"
+"$bin/solgate-bare" 127.0.0.1:0 >"$work/bare.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do grep -q address "$work/bare.out" && break; sleep 0.1; done
+bare="http://$(grep -o '"address":"[^"]*"' "$work/bare.out" | head -n 1 | cut -d'"' -f4)"
+bare_pid=${pids[-1]}
 start sqlite sqlite serve
-for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite c=$c" all; done
+for c in $connections; do "$bin/solgate-bench" --target "$url" --bare "$bare" --connections "$c" --duration "$seconds" --label "sqlite c=$c" all; done
+"$bin/solgate-bench" --target "$url" --connections "$burst" --duration "$seconds" --label "sqlite burst c=$burst" lcm
+kill "$bare_pid" 2>/dev/null || true
+peak_rss
 
 stop_servers
 echo "== embedded, SQLite with database.sqlite_synchronous = normal (durable across a crash, not a power loss)"
 start sqlite-normal sqlite-normal serve SOLGATE__DATABASE__SQLITE_SYNCHRONOUS=normal
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite-normal c=$c" create; done
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "sqlite-normal c=$c" lcm; done
+peak_rss
 
 stop_servers
 echo "== embedded, PostgreSQL"
 db=$(pg_db)
 start pg pg serve SOLGATE_DATABASE_URL="$db"
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "postgres c=$c" all; done
+peak_rss
 
 stop_servers
 echo "== scaled out: gateway + conductor processes, PostgreSQL + RabbitMQ"
 db=$(pg_db)
 prefix="solgate-bench-$RANDOM"
 common=(SOLGATE_DATABASE_URL="$db" SOLGATE__CONDUCTOR__LOCAL_VIM=true SOLGATE__RPC__TRANSPORT=amqp SOLGATE__RPC__AMQP_URL="$SOLGATE_TEST_AMQP_URL" SOLGATE__RPC__QUEUE_PREFIX="$prefix")
-env "${common[@]}" "$bin/solgate" migrate --data-dir "$work/so" >/dev/null 2>&1
+env "${common[@]}" "$server" migrate --data-dir "$work/so" >/dev/null 2>&1
 start so-conductor so conductor "${common[@]}"
 start so-gateway so gateway "${common[@]}"
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "scaled-out c=$c" all; done
+peak_rss

@@ -5,8 +5,10 @@
 //! cargo run --release -p solgate-bench -- --target http://127.0.0.1:9890 all
 //! ```
 //! Scenarios: `show` (GET one VNF instance), `list` (GET 100 instances), `create`
-//! (POST vnf_instances), `lcm` (instantiate + terminate pairs to COMPLETED, end to end),
-//! `all` (each in turn). Setup onboards the sample package (deploy/sample-package) over
+//! (POST vnf_instances), `lcm` (instantiate + terminate pairs to COMPLETED, end to end:
+//! pairs/s, LCM operations/s and each operation's time from its 202 to COMPLETED),
+//! `versions` (GET /vnflcm/api_versions, and with `--bare URL` the same against
+//! `solgate-bare`, a bare actix-web JSON handler, in the same run), `all` (each in turn). Setup onboards the sample package (deploy/sample-package) over
 //! the package API and creates 100 instances for `show` and `list`.
 #![allow(clippy::print_stdout)]
 
@@ -41,6 +43,9 @@ struct Args {
     /// with every request (one token for the whole run, as a client caches it).
     #[arg(long)]
     client: Option<String>,
+    /// A bare actix-web server (`solgate-bare`) to measure `versions` against.
+    #[arg(long)]
+    bare: Option<String>,
     /// A label printed with the results (e.g. "sqlite" or "postgres").
     #[arg(long, default_value = "")]
     label: String,
@@ -54,6 +59,7 @@ enum Scenario {
     List,
     Create,
     Lcm,
+    Versions,
     All,
 }
 
@@ -175,8 +181,8 @@ async fn create_instance(target: &Target, vnfd_id: &str, name: &str) -> anyhow::
     Ok(body["id"].as_str().context("instance id")?.to_owned())
 }
 
-/// Runs a task and polls its occurrence until COMPLETED.
-async fn run_task(target: &Target, instance: &str, task: &str, body: Value) -> anyhow::Result<()> {
+/// Runs a task and polls its occurrence until COMPLETED; the time from the 202 to then.
+async fn run_task(target: &Target, instance: &str, task: &str, body: Value) -> anyhow::Result<Duration> {
     let response = target
         .v2(reqwest::Method::POST, &format!("/vnflcm/v2/vnf_instances/{instance}/{task}"))
         .json(&body)
@@ -185,6 +191,7 @@ async fn run_task(target: &Target, instance: &str, task: &str, body: Value) -> a
     if response.status() != 202 {
         bail!("{task} answered {}: {}", response.status(), response.text().await?);
     }
+    let accepted = Instant::now();
     let location = response.headers().get("location").context("Location")?.to_str()?.to_owned();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
@@ -193,7 +200,7 @@ async fn run_task(target: &Target, instance: &str, task: &str, body: Value) -> a
         }
         let op: Value = target.client.get(&location).header("Version", "2.0.0").send().await?.json().await?;
         match op["operationState"].as_str() {
-            Some("COMPLETED") => return Ok(()),
+            Some("COMPLETED") => return Ok(accepted.elapsed()),
             Some("FAILED_TEMP" | "FAILED" | "ROLLED_BACK") => bail!("{task} ended {}", op["operationState"]),
             _ => tokio::time::sleep(Duration::from_millis(2)).await,
         }
@@ -366,17 +373,60 @@ async fn main() -> anyhow::Result<()> {
     }
     if run(Scenario::Lcm) {
         let (target, vnfd) = (target.clone(), vnfd_id.clone());
-        drive("instantiate+terminate pair", args.connections, duration, move |worker, i| {
-            let (target, vnfd) = (target.clone(), vnfd.clone());
+        let operations =
+            Arc::new(std::sync::Mutex::new(Histogram::<u64>::new(3).unwrap_or_else(|_| std::process::abort())));
+        let recorded = operations.clone();
+        let pairs = drive("instantiate+terminate pair", args.connections, duration, move |worker, i| {
+            let (target, vnfd, recorded) = (target.clone(), vnfd.clone(), recorded.clone());
             async move {
                 let id = create_instance(&target, &vnfd, &format!("lcm-{worker}-{i}")).await?;
-                run_task(&target, &id, "instantiate", json!({"flavourId": "simple"})).await?;
-                run_task(&target, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await?;
+                let instantiated = run_task(&target, &id, "instantiate", json!({"flavourId": "simple"})).await?;
+                let terminated = run_task(&target, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await?;
+                if let Ok(mut histogram) = recorded.lock() {
+                    let _ = histogram.record(instantiated.as_micros() as u64);
+                    let _ = histogram.record(terminated.as_micros() as u64);
+                }
                 Ok(())
             }
         })
-        .await
+        .await;
+        pairs.print(&args.label);
+        let latency = operations.lock().map(|histogram| histogram.clone()).unwrap_or_else(|_| std::process::abort());
+        Outcome {
+            label: "LCM operation, 202 to COMPLETED".into(),
+            done: pairs.done * 2,
+            errors: pairs.errors,
+            elapsed: pairs.elapsed,
+            latency,
+        }
         .print(&args.label);
+    }
+    if run(Scenario::Versions) {
+        let mut targets = vec![("GET api_versions (solgate)", target.base.clone())];
+        if let Some(bare) = &args.bare {
+            targets.push(("GET api_versions (bare actix)", bare.trim_end_matches('/').to_owned()));
+        }
+        let mut rates = Vec::new();
+        for (label, base) in targets {
+            let (client, url) = (target.client.clone(), format!("{base}/vnflcm/api_versions"));
+            let outcome = drive(label, args.connections, duration, move |_, _| {
+                let (client, url) = (client.clone(), url.clone());
+                async move {
+                    let response = client.get(&url).header("Accept", "application/json").send().await?;
+                    if response.status() != 200 {
+                        bail!("api_versions answered {}", response.status());
+                    }
+                    response.bytes().await?;
+                    Ok(())
+                }
+            })
+            .await;
+            outcome.print(&args.label);
+            rates.push(outcome.done as f64 / outcome.elapsed.as_secs_f64());
+        }
+        if let [solgate, bare] = rates[..] {
+            println!("api_versions: solgate / bare actix-web = {:.2}", solgate / bare);
+        }
     }
     Ok(())
 }

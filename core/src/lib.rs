@@ -39,7 +39,9 @@ where
 {
     let db = db.clone();
     let span = tracing::Span::current();
+    let slot = db.slot().await;
     tokio::task::spawn_blocking(move || {
+        let _slot = slot;
         let _entered = span.enter();
         let mut conn = db.conn()?;
         work(&mut conn)

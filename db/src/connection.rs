@@ -13,6 +13,7 @@ use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnectio
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::error::{DbError, DbResult};
+use crate::group_commit::{self, GroupWriter};
 use crate::settings::DatabaseSettings;
 
 pub const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -78,6 +79,13 @@ fn establish(url: &str) -> DbResult<AnyConnection> {
 pub struct Database {
     pool: DbPool,
     backend: Backend,
+    /// SQLite's group committer while this database (or a clone) lives: found by
+    /// [`write_transaction`] through the file a connection has open.
+    _group_writer: Option<Arc<GroupWriter>>,
+    /// One permit per pooled connection: work waits for a connection as a parked task,
+    /// not as a blocked thread (a burst of requests would otherwise start hundreds of
+    /// blocking threads, each with its own stack and allocator heap).
+    slots: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for Database {
@@ -118,11 +126,36 @@ impl Database {
             }))
             .build(manager)
             .map_err(|error| DbError::Connect(error.to_string()))?;
-        Ok(Self { pool, backend })
+        let group_writer = match backend {
+            Backend::Sqlite if settings.sqlite_group_commit => {
+                let (path, busy_timeout_ms, synchronous) = (
+                    sqlite_path(url).to_owned(),
+                    settings.sqlite_busy_timeout_ms,
+                    settings.sqlite_synchronous.pragma(),
+                );
+                let writer = GroupWriter::for_file(move || {
+                    let mut conn = SqliteConnection::establish(&path).map_err(|error| error.to_string())?;
+                    group_commit::prepare(&mut conn, busy_timeout_ms, synchronous)?;
+                    Ok(conn)
+                })
+                .map_err(DbError::Connect)?;
+                Some(writer)
+            }
+            _ => None,
+        };
+        let slots = Arc::new(tokio::sync::Semaphore::new(settings.pool_size.max(1) as usize));
+        Ok(Self { pool, backend, _group_writer: group_writer, slots })
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Waits for a turn to use a pooled connection; hold the permit while blocking work
+    /// on the connection runs.
+    /// (The semaphore is never closed, so this is always `Some`.)
+    pub async fn slot(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.slots.clone().acquire_owned().await.ok()
     }
 
     pub fn conn(&self) -> DbResult<DbConn> {
@@ -154,14 +187,7 @@ impl Database {
 /// of other processes (a CLI next to `solgate serve`) still meet busy_timeout.
 fn sqlite_writer_lock(conn: &mut SqliteConnection) -> Result<Arc<Mutex<()>>, diesel::result::Error> {
     static LOCKS: LazyLock<Mutex<HashMap<String, Arc<Mutex<()>>>>> = LazyLock::new(Default::default);
-    #[derive(diesel::QueryableByName)]
-    struct DatabaseFile {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        file: String,
-    }
-    let file = diesel::sql_query("SELECT file FROM pragma_database_list WHERE name = 'main'")
-        .get_result::<DatabaseFile>(conn)?
-        .file;
+    let file = group_commit::database_file(conn)?;
     let mut locks = LOCKS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok(locks.entry(file).or_default().clone())
 }
@@ -169,7 +195,9 @@ fn sqlite_writer_lock(conn: &mut SqliteConnection) -> Result<Arc<Mutex<()>>, die
 /// Runs `f` in a write transaction. On SQLite it starts with `BEGIN IMMEDIATE`, so the
 /// write lock is taken before anything is read: a deferred transaction that reads first
 /// and writes later fails with SQLITE_BUSY instead of waiting when another writer
-/// committed in between.
+/// committed in between. Where the file's `Database` runs a group committer (the
+/// default), `f` runs on its writer connection inside the batch being gathered, and this
+/// returns once that batch's commit is durable.
 pub fn write_transaction<T, E>(
     conn: &mut AnyConnection,
     f: impl FnOnce(&mut AnyConnection) -> Result<T, E>,
@@ -179,7 +207,12 @@ where
 {
     let lock = match conn {
         AnyConnection::Postgresql(_) => return conn.transaction(f),
-        AnyConnection::Sqlite(inner) => sqlite_writer_lock(inner)?,
+        AnyConnection::Sqlite(inner) => {
+            if let Some(writer) = GroupWriter::of(inner)? {
+                return writer.run(f);
+            }
+            sqlite_writer_lock(inner)?
+        }
     };
     let _writer = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let AnyConnection::Sqlite(inner) = conn {

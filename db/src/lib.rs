@@ -4,6 +4,7 @@
 
 pub mod connection;
 pub mod error;
+mod group_commit;
 pub mod schema;
 pub mod settings;
 

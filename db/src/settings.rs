@@ -18,6 +18,10 @@ pub struct DatabaseSettings {
     pub sqlite_synchronous: SqliteSynchronous,
     /// Milliseconds a SQLite writer waits for the write lock before failing.
     pub sqlite_busy_timeout_ms: u32,
+    /// SQLite: the write transactions that arrive while a commit is in flight are
+    /// committed together, with one fsync (each still durable before it answers).
+    /// `false` commits each on its own.
+    pub sqlite_group_commit: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +48,7 @@ impl Default for DatabaseSettings {
             connect_timeout_secs: 10,
             sqlite_synchronous: SqliteSynchronous::Full,
             sqlite_busy_timeout_ms: 10_000,
+            sqlite_group_commit: true,
         }
     }
 }

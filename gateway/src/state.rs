@@ -74,7 +74,9 @@ impl AppState {
     {
         let db = self.db.clone();
         let span = tracing::Span::current();
+        let slot = db.slot().await;
         tokio::task::spawn_blocking(move || {
+            let _slot = slot;
             let _entered = span.enter();
             let mut conn = db.conn().map_err(|error| {
                 tracing::error!(%error, "no database connection");
