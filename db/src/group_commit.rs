@@ -182,8 +182,9 @@ impl GroupWriter {
         if let Err(error) = &committed {
             let detail = error.to_string();
             tracing::error!(%detail, members = batch.members, "a group commit failed");
-            if batch.members > 1 {
-                batch.failures.insert(id, (detail, batch.members - 1));
+            let others = batch.members - 1;
+            if others > 0 {
+                batch.failures.insert(id, (detail, others));
             }
             // A connection whose commit failed may be left inside a transaction: start over.
             let _ = <AnyConnection as Connection>::TransactionManager::rollback_transaction(&mut batch.conn);
