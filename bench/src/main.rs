@@ -7,6 +7,7 @@
 //! Scenarios: `show` (GET one VNF instance), `list` (GET 100 instances), `create`
 //! (POST vnf_instances), `lcm` (instantiate + terminate pairs to COMPLETED, end to end:
 //! pairs/s, LCM operations/s and each operation's time from its 202 to COMPLETED),
+//! `page` (GET the first page of all VNF instances, however many there are),
 //! `versions` (GET /vnflcm/api_versions, and with `--bare URL` the same against
 //! `solgate-bare`, a bare actix-web JSON handler, in the same run), `all` (each in turn). Setup onboards the sample package (deploy/sample-package) over
 //! the package API and creates 100 instances for `show` and `list`.
@@ -60,6 +61,8 @@ enum Scenario {
     Create,
     Lcm,
     Versions,
+    /// The first page of every VNF instance (the default page size), whatever their number.
+    Page,
     All,
 }
 
@@ -310,18 +313,42 @@ async fn main() -> anyhow::Result<()> {
     let client = builder.build()?;
     let target = Arc::new(Target { base: args.target.trim_end_matches('/').to_owned(), client });
     let duration = Duration::from_secs(args.duration);
-    let vnfd_id = onboard(&target, &args.package).await.context("onboarding the sample package")?;
-    let mut ids = Vec::new();
-    for i in 0..100 {
-        ids.push(create_instance(&target, &vnfd_id, &format!("bench-{i}")).await?);
-    }
-    let ids = Arc::new(ids);
+    // `page` reads what is there; every other scenario gets a package and 100 instances.
+    let (vnfd_id, ids) = if args.scenario == Scenario::Page {
+        (String::new(), Arc::new(Vec::new()))
+    } else {
+        let vnfd_id = onboard(&target, &args.package).await.context("onboarding the sample package")?;
+        let mut ids = Vec::new();
+        for i in 0..100 {
+            ids.push(create_instance(&target, &vnfd_id, &format!("bench-{i}")).await?);
+        }
+        (vnfd_id, Arc::new(ids))
+    };
     let list_filter = format!("/vnflcm/v2/vnf_instances?filter=(eq,vnfdId,{vnfd_id})");
     println!(
         "solgate-bench: {} connections, {} s per scenario, target {}",
         args.connections, args.duration, target.base
     );
     let run = |scenario: Scenario| args.scenario == scenario || args.scenario == Scenario::All;
+    if args.scenario == Scenario::Page {
+        let target = target.clone();
+        drive("GET vnf_instances (first page)", args.connections, duration, move |_, _| {
+            let target = target.clone();
+            async move {
+                let response = target.v2(reqwest::Method::GET, "/vnflcm/v2/vnf_instances").send().await?;
+                if response.status() != 200 {
+                    bail!("list answered {}", response.status());
+                }
+                let entries: Vec<serde::de::IgnoredAny> = serde_json::from_slice(&response.bytes().await?)?;
+                if entries.is_empty() {
+                    bail!("an empty first page");
+                }
+                Ok(())
+            }
+        })
+        .await
+        .print(&args.label);
+    }
 
     if run(Scenario::Show) {
         let (target, ids) = (target.clone(), ids.clone());
