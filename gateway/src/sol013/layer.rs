@@ -91,7 +91,7 @@ pub async fn sol013_layer(
     }
     let status = response.status().as_u16();
     let http_request = response.request();
-    let route = http_request.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let route = state.metrics.route(http_request);
     let elapsed = started.elapsed();
     state.metrics.observe(&route, method.as_str(), status, &version_label, elapsed.as_secs_f64());
     tracing::info!(
@@ -154,7 +154,7 @@ async fn validate_response(
         .map_err(|error| format!("not JSON: {error}"))
         .and_then(|body| super::responses::check(entry, shape, &body));
     if let Err(violation) = verdict {
-        let route = request.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+        let route = state.metrics.route(&request);
         state.metrics.schema_violation(&route, request.method().as_str(), &entry.version_string());
         tracing::error!(request_id, method = %request.method(), path = %request.path(),
             version = %entry.version_string(), %violation, "response violates its schema");
