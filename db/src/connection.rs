@@ -1,6 +1,6 @@
-//! One connection type for both backends (Diesel's `MultiConnection`), the r2d2 pool,
-//! SQLite pragmas, migrations, and write transactions that take SQLite's write lock up
-//! front.
+//! The r2d2 pool over [`AnyConnection`], SQLite pragmas, migrations, and write
+//! transactions that take SQLite's write lock up front (through the group committer where
+//! one runs).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,17 +19,7 @@ use crate::settings::DatabaseSettings;
 pub const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 pub const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 
-#[derive(diesel::MultiConnection)]
-pub enum AnyConnection {
-    Postgresql(PgConnection),
-    Sqlite(SqliteConnection),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    Sqlite,
-    Postgres,
-}
+pub use crate::any_connection::{AnyConnection, Backend};
 
 pub type DbPool = Pool<ConnectionManager<AnyConnection>>;
 pub type DbConn = PooledConnection<ConnectionManager<AnyConnection>>;

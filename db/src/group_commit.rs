@@ -19,7 +19,7 @@ use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionMa
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
-use crate::connection::AnyConnection;
+use crate::any_connection::AnyConnection;
 
 /// How long a leader waits for writers queued behind it before it commits. They are
 /// already waiting for the lock, so this bounds a rare slow hand-over, not the usual one.

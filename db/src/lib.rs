@@ -2,6 +2,7 @@
 //! PostgreSQL, and one repository module per table. The same repository code serves
 //! both backends through [`AnyConnection`].
 
+mod any_connection;
 pub mod connection;
 pub mod error;
 mod group_commit;
