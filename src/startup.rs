@@ -305,7 +305,10 @@ impl Application {
                 }
                 types
             },
-            render_cache: solgate_gateway::common::cache::RenderCache::new(settings.http.render_cache_entries),
+            render_cache: solgate_gateway::common::cache::RenderCache::new(
+                settings.http.render_cache_entries,
+                settings.http.render_cache_bytes,
+            ),
             package_store,
             packages: settings.packages.clone(),
             callbacks,

@@ -39,18 +39,14 @@ pub fn sqlite_path(url: &str) -> &str {
 struct SqlitePragmas {
     synchronous: &'static str,
     busy_timeout_ms: u32,
+    cache_kib: u32,
 }
 
 impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut AnyConnection) -> Result<(), diesel::r2d2::Error> {
         if let AnyConnection::Sqlite(conn) = conn {
-            // busy_timeout first: r2d2 opens all connections at once, and every other
-            // pragma may need a lock another connection holds.
-            conn.batch_execute(&format!(
-                "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
-                self.busy_timeout_ms, self.synchronous
-            ))
-            .map_err(diesel::r2d2::Error::QueryError)?;
+            group_commit::prepare(conn, self.busy_timeout_ms, self.synchronous, self.cache_kib)
+                .map_err(diesel::r2d2::Error::ConnectionError)?;
         }
         Ok(())
     }
@@ -113,6 +109,7 @@ impl Database {
             .connection_customizer(Box::new(SqlitePragmas {
                 synchronous: settings.sqlite_synchronous.pragma(),
                 busy_timeout_ms: settings.sqlite_busy_timeout_ms,
+                cache_kib: settings.sqlite_cache_kib,
             }))
             .build(manager)
             .map_err(|error| DbError::Connect(error.to_string()))?;
@@ -125,7 +122,8 @@ impl Database {
                 );
                 let writer = GroupWriter::for_file(move || {
                     let mut conn = SqliteConnection::establish(&path).map_err(|error| error.to_string())?;
-                    group_commit::prepare(&mut conn, busy_timeout_ms, synchronous)?;
+                    group_commit::prepare(&mut conn, busy_timeout_ms, synchronous, cache_kib)
+                        .map_err(|error| error.to_string())?;
                     Ok(conn)
                 })
                 .map_err(DbError::Connect)?;

@@ -239,12 +239,21 @@ where
     }
 }
 
-/// Pragmas of the writer connection: those of the pool's connections.
-pub(crate) fn prepare(conn: &mut SqliteConnection, busy_timeout_ms: u32, synchronous: &str) -> Result<(), String> {
+/// The pragmas of every SQLite connection, the writer's and the pool's. busy_timeout
+/// first: r2d2 opens all connections at once, and every other pragma may need a lock
+/// another connection holds.
+pub(crate) fn prepare(
+    conn: &mut SqliteConnection,
+    busy_timeout_ms: u32,
+    synchronous: &str,
+    cache_kib: u32,
+) -> Result<(), diesel::ConnectionError> {
     conn.batch_execute(&format!(
-        "PRAGMA busy_timeout = {busy_timeout_ms}; PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON;"
+        "PRAGMA busy_timeout = {busy_timeout_ms}; PRAGMA synchronous = {synchronous}; \
+         PRAGMA foreign_keys = ON; PRAGMA cache_size = -{};",
+        cache_kib.max(64)
     ))
-    .map_err(|error| error.to_string())
+    .map_err(|error| diesel::ConnectionError::BadConnection(error.to_string()))
 }
 
 #[cfg(test)]

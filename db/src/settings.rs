@@ -22,6 +22,10 @@ pub struct DatabaseSettings {
     /// committed together, with one fsync (each still durable before it answers).
     /// `false` commits each on its own.
     pub sqlite_group_commit: bool,
+    /// SQLite page cache per connection, in KiB (SQLite's default is about 2,000). Every
+    /// pooled connection and the writer has its own, and in WAL mode another connection's
+    /// commit invalidates it, so a small one costs little and bounds the memory.
+    pub sqlite_cache_kib: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +53,7 @@ impl Default for DatabaseSettings {
             sqlite_synchronous: SqliteSynchronous::Full,
             sqlite_busy_timeout_ms: 10_000,
             sqlite_group_commit: true,
+            sqlite_cache_kib: 1024,
         }
     }
 }

@@ -18,6 +18,8 @@ pub struct HttpSettings {
     pub shutdown_timeout_secs: u64,
     /// Rendered list entries kept in memory (0 disables the cache).
     pub render_cache_entries: usize,
+    /// Bytes of rendered list entries kept in memory at most (0 disables the cache).
+    pub render_cache_bytes: usize,
     /// HTTPS and mutual TLS of the listener (`[http.tls]`); empty: plain HTTP.
     pub tls: crate::tls::ServerTlsSettings,
     /// Check every JSON response body against its version's schema and log a violation
@@ -35,6 +37,7 @@ impl Default for HttpSettings {
             workers: 0,
             shutdown_timeout_secs: 30,
             render_cache_entries: 50_000,
+            render_cache_bytes: 16 * 1024 * 1024,
             tls: crate::tls::ServerTlsSettings::default(),
             validate_responses: false,
         }
