@@ -115,10 +115,11 @@ impl Database {
             .map_err(|error| DbError::Connect(error.to_string()))?;
         let group_writer = match backend {
             Backend::Sqlite if settings.sqlite_group_commit => {
-                let (path, busy_timeout_ms, synchronous) = (
+                let (path, busy_timeout_ms, synchronous, cache_kib) = (
                     sqlite_path(url).to_owned(),
                     settings.sqlite_busy_timeout_ms,
                     settings.sqlite_synchronous.pragma(),
+                    settings.sqlite_cache_kib,
                 );
                 let writer = GroupWriter::for_file(move || {
                     let mut conn = SqliteConnection::establish(&path).map_err(|error| error.to_string())?;

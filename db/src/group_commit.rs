@@ -247,13 +247,13 @@ pub(crate) fn prepare(
     busy_timeout_ms: u32,
     synchronous: &str,
     cache_kib: u32,
-) -> Result<(), diesel::ConnectionError> {
+) -> Result<(), ConnectionError> {
     conn.batch_execute(&format!(
         "PRAGMA busy_timeout = {busy_timeout_ms}; PRAGMA synchronous = {synchronous}; \
          PRAGMA foreign_keys = ON; PRAGMA cache_size = -{};",
         cache_kib.max(64)
     ))
-    .map_err(|error| diesel::ConnectionError::BadConnection(error.to_string()))
+    .map_err(|error| ConnectionError::BadConnection(error.to_string()))
 }
 
 #[cfg(test)]
