@@ -179,7 +179,9 @@ impl Application {
         let registry = Arc::new(Registry::builtin()?.with_policies(&settings.versions)?);
         let database = {
             let settings = settings.clone();
-            tokio::task::spawn_blocking(move || open_database(&settings)).await??
+            tokio::task::spawn_blocking(move || open_database(&settings))
+                .await??
+                .on_runtime(tokio::runtime::Handle::current())
         };
 
         let listener =

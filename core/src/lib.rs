@@ -37,13 +37,11 @@ where
     E: From<solgate_db::DbError> + From<tokio::task::JoinError> + Send + 'static,
     F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
 {
-    let db = db.clone();
     let span = tracing::Span::current();
-    let slot = db.slot().await;
-    tokio::task::spawn_blocking(move || {
-        let _slot = slot;
+    let pool = db.clone();
+    db.run_blocking(move || {
         let _entered = span.enter();
-        let mut conn = db.conn()?;
+        let mut conn = pool.conn()?;
         work(&mut conn)
     })
     .await?

@@ -72,6 +72,10 @@ pub struct Database {
     /// not as a blocked thread (a burst of requests would otherwise start hundreds of
     /// blocking threads, each with its own stack and allocator heap).
     slots: Arc<tokio::sync::Semaphore>,
+    /// The runtime whose blocking pool runs database work ([`Database::run_blocking`]);
+    /// without one, the caller's. One pool instead of one per HTTP worker's runtime keeps
+    /// the threads (each with its own stack and allocator heap) to about one per slot.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 impl std::fmt::Debug for Database {
@@ -133,17 +137,42 @@ impl Database {
             _ => None,
         };
         let slots = Arc::new(tokio::sync::Semaphore::new(settings.pool_size.max(1) as usize));
-        Ok(Self { pool, backend, _group_writer: group_writer, slots })
+        Ok(Self { pool, backend, _group_writer: group_writer, slots, runtime: None })
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
     }
 
+    /// Database work of this handle runs on `runtime`'s blocking pool (the application's
+    /// main runtime, set at start-up).
+    #[must_use]
+    pub fn on_runtime(mut self, runtime: tokio::runtime::Handle) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// Runs blocking database work once a slot is free, on the blocking pool of the
+    /// runtime set with [`Database::on_runtime`] (or the caller's).
+    pub async fn run_blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, tokio::task::JoinError> {
+        let slot = self.slot().await;
+        let work = move || {
+            let _slot = slot;
+            work()
+        };
+        match &self.runtime {
+            Some(runtime) => runtime.spawn_blocking(work).await,
+            None => tokio::task::spawn_blocking(work).await,
+        }
+    }
+
     /// Waits for a turn to use a pooled connection; hold the permit while blocking work
     /// on the connection runs.
     /// (The semaphore is never closed, so this is always `Some`.)
-    pub async fn slot(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    async fn slot(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         self.slots.clone().acquire_owned().await.ok()
     }
 

@@ -74,18 +74,17 @@ impl AppState {
     {
         let db = self.db.clone();
         let span = tracing::Span::current();
-        let slot = db.slot().await;
-        tokio::task::spawn_blocking(move || {
-            let _slot = slot;
-            let _entered = span.enter();
-            let mut conn = db.conn().map_err(|error| {
-                tracing::error!(%error, "no database connection");
-                ApiError::unavailable("The database is not available; try again later.", 5)
-            })?;
-            work(&mut conn)
-        })
-        .await
-        .map_err(ApiError::internal)?
+        self.db
+            .run_blocking(move || {
+                let _entered = span.enter();
+                let mut conn = db.conn().map_err(|error| {
+                    tracing::error!(%error, "no database connection");
+                    ApiError::unavailable("The database is not available; try again later.", 5)
+                })?;
+                work(&mut conn)
+            })
+            .await
+            .map_err(ApiError::internal)?
     }
 
     /// Publishes committed work. The 202 does not wait: if the transport is down the
