@@ -158,11 +158,9 @@ impl Database {
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, tokio::task::JoinError> {
-        let slot = self.slot().await;
-        let work = move || {
-            let _slot = slot;
-            work()
-        };
+        // Held until the task has ended, not just its closure: a thread that returned its
+        // slot but is not idle yet would make the next task start another thread.
+        let _slot = self.slot().await;
         match &self.runtime {
             Some(runtime) => runtime.spawn_blocking(work).await,
             None => tokio::task::spawn_blocking(work).await,
