@@ -44,6 +44,10 @@ struct Args {
     /// with every request (one token for the whole run, as a client caches it).
     #[arg(long)]
     client: Option<String>,
+    /// Milliseconds between two reads of a running occurrence in `lcm` (each read is a
+    /// request the server serves beside the operations it measures).
+    #[arg(long, default_value_t = 10)]
+    poll_ms: u64,
     /// A bare actix-web server (`solgate-bare`) to measure `versions` against.
     #[arg(long)]
     bare: Option<String>,
@@ -185,7 +189,13 @@ async fn create_instance(target: &Target, vnfd_id: &str, name: &str) -> anyhow::
 }
 
 /// Runs a task and polls its occurrence until COMPLETED; the time from the 202 to then.
-async fn run_task(target: &Target, instance: &str, task: &str, body: Value) -> anyhow::Result<Duration> {
+async fn run_task(
+    target: &Target,
+    instance: &str,
+    task: &str,
+    body: Value,
+    poll: Duration,
+) -> anyhow::Result<Duration> {
     let response = target
         .v2(reqwest::Method::POST, &format!("/vnflcm/v2/vnf_instances/{instance}/{task}"))
         .json(&body)
@@ -205,7 +215,7 @@ async fn run_task(target: &Target, instance: &str, task: &str, body: Value) -> a
         match op["operationState"].as_str() {
             Some("COMPLETED") => return Ok(accepted.elapsed()),
             Some("FAILED_TEMP" | "FAILED" | "ROLLED_BACK") => bail!("{task} ended {}", op["operationState"]),
-            _ => tokio::time::sleep(Duration::from_millis(2)).await,
+            _ => tokio::time::sleep(poll).await,
         }
     }
 }
@@ -403,12 +413,14 @@ async fn main() -> anyhow::Result<()> {
         let operations =
             Arc::new(std::sync::Mutex::new(Histogram::<u64>::new(3).unwrap_or_else(|_| std::process::abort())));
         let recorded = operations.clone();
+        let poll = Duration::from_millis(args.poll_ms.max(1));
         let pairs = drive("instantiate+terminate pair", args.connections, duration, move |worker, i| {
             let (target, vnfd, recorded) = (target.clone(), vnfd.clone(), recorded.clone());
             async move {
                 let id = create_instance(&target, &vnfd, &format!("lcm-{worker}-{i}")).await?;
-                let instantiated = run_task(&target, &id, "instantiate", json!({"flavourId": "simple"})).await?;
-                let terminated = run_task(&target, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await?;
+                let instantiated = run_task(&target, &id, "instantiate", json!({"flavourId": "simple"}), poll).await?;
+                let terminated =
+                    run_task(&target, &id, "terminate", json!({"terminationType": "FORCEFUL"}), poll).await?;
                 if let Ok(mut histogram) = recorded.lock() {
                     let _ = histogram.record(instantiated.as_micros() as u64);
                     let _ = histogram.record(terminated.as_micros() as u64);
