@@ -4,7 +4,9 @@
 # zero delay): instantiate + terminate pairs driven to COMPLETED by solgate-bench.
 #   bench/ab-lcm.sh BIN_DIR_A BIN_DIR_B ["connection counts"] [seconds] [rounds]
 # Each BIN_DIR holds a release `solgate` and `solgate-bench` (e.g. target/release of two
-# checkouts). Prints every round; compare the medians.
+# checkouts). Prints every round; compare the medians. With SOLGATE_BENCH_POSTGRES=1 each
+# measurement gets a database of its own on the test PostgreSQL instead of SQLite
+# (deploy/scripts/services.sh starts it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 a=$1 b=$2
@@ -15,9 +17,18 @@ work=$(mktemp -d)
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
+if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
+    source deploy/scripts/services.sh
+    ensure_postgres >/dev/null
+fi
 measure() { # label bin-dir connections
     local label=$1 bin=$2 c=$3 data
     data=$(mktemp -d -p "$work")
+    if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
+        local name="solgate_ab_$RANDOM$RANDOM"
+        psql "$SOLGATE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $name" >/dev/null
+        export SOLGATE_DATABASE_URL="${SOLGATE_TEST_POSTGRES_URL%/*}/$name"
+    fi
     SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
         "$bin/solgate" serve --listen 127.0.0.1:0 --data-dir "$data" >/dev/null 2>"$data/log" &
     pid=$!
