@@ -9,23 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 connections=${1:-16}
 seconds=${2:-10}
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-cargo build --release -q -p solgate -p solgate-bench
-bin=target/release
-server=${SOLGATE_BENCH_SERVER:-$bin/solgate}
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
-    "$server" serve --listen 127.0.0.1:0 --data-dir "$work/data" >/dev/null 2>"$work/log" &
-pid=$!
-url=
-for _ in $(seq 1 200); do
-    url=$(grep -o '"address":"[^"]*"' "$work/log" 2>/dev/null | head -n 1 | cut -d'"' -f4 || true)
-    [ -n "$url" ] && break
-    sleep 0.1
-done
-url="http://$url"
+source bench/lib.sh
+start_serve "$work/data"
 # The package and 100 instances.
 "$bin/solgate-bench" --target "$url" --connections 1 --duration 1 show >/dev/null
 id=$(curl -sf -H 'Version: 2.0.0' "$url/vnflcm/v2/vnf_instances" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
@@ -34,4 +19,4 @@ for path in "/vnflcm/v2/vnf_instances/$id" "/vnflcm/v2/vnf_instances" "/vnflcm/a
     wrk -t 2 -c "$connections" -d "${seconds}s" -H 'Version: 2.0.0' -H 'Accept: application/json' "$url$path" |
         awk '/Requests\/sec/ {rate=$2} /Latency/ {lat=$2} END {printf "%10.0f req/s  mean latency %s\n", rate, lat}'
 done
-echo "peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' "/proc/$pid/status")"
+echo "peak RSS: $(peak_rss)"

@@ -35,18 +35,39 @@ pub fn sqlite_path(url: &str) -> &str {
     url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url)
 }
 
-#[derive(Debug)]
+/// The pragmas of every SQLite connection, the pool's and the group writer's.
+#[derive(Debug, Clone, Copy)]
 struct SqlitePragmas {
     synchronous: &'static str,
     busy_timeout_ms: u32,
     cache_kib: u32,
 }
 
+impl SqlitePragmas {
+    fn of(settings: &DatabaseSettings) -> Self {
+        Self {
+            synchronous: settings.sqlite_synchronous.pragma(),
+            busy_timeout_ms: settings.sqlite_busy_timeout_ms,
+            cache_kib: settings.sqlite_cache_kib,
+        }
+    }
+
+    /// busy_timeout first: r2d2 opens all connections at once, and every other pragma may
+    /// need a lock another connection holds.
+    fn apply(self, conn: &mut SqliteConnection) -> Result<(), diesel::result::Error> {
+        conn.batch_execute(&format!(
+            "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -{};",
+            self.busy_timeout_ms,
+            self.synchronous,
+            self.cache_kib.max(64)
+        ))
+    }
+}
+
 impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut AnyConnection) -> Result<(), diesel::r2d2::Error> {
         if let AnyConnection::Sqlite(conn) = conn {
-            group_commit::prepare(conn, self.busy_timeout_ms, self.synchronous, self.cache_kib)
-                .map_err(diesel::r2d2::Error::ConnectionError)?;
+            self.apply(conn).map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
     }
@@ -110,25 +131,15 @@ impl Database {
         let pool = Pool::builder()
             .max_size(settings.pool_size.max(1))
             .connection_timeout(Duration::from_secs(settings.connect_timeout_secs.max(1)))
-            .connection_customizer(Box::new(SqlitePragmas {
-                synchronous: settings.sqlite_synchronous.pragma(),
-                busy_timeout_ms: settings.sqlite_busy_timeout_ms,
-                cache_kib: settings.sqlite_cache_kib,
-            }))
+            .connection_customizer(Box::new(SqlitePragmas::of(settings)))
             .build(manager)
             .map_err(|error| DbError::Connect(error.to_string()))?;
         let group_writer = match backend {
             Backend::Sqlite if settings.sqlite_group_commit => {
-                let (path, busy_timeout_ms, synchronous, cache_kib) = (
-                    sqlite_path(url).to_owned(),
-                    settings.sqlite_busy_timeout_ms,
-                    settings.sqlite_synchronous.pragma(),
-                    settings.sqlite_cache_kib,
-                );
+                let (path, pragmas) = (sqlite_path(url).to_owned(), SqlitePragmas::of(settings));
                 let writer = GroupWriter::for_file(move || {
                     let mut conn = SqliteConnection::establish(&path).map_err(|error| error.to_string())?;
-                    group_commit::prepare(&mut conn, busy_timeout_ms, synchronous, cache_kib)
-                        .map_err(|error| error.to_string())?;
+                    pragmas.apply(&mut conn).map_err(|error| error.to_string())?;
                     Ok(conn)
                 })
                 .map_err(DbError::Connect)?;
@@ -158,20 +169,14 @@ impl Database {
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, tokio::task::JoinError> {
-        // Held until the task has ended, not just its closure: a thread that returned its
-        // slot but is not idle yet would make the next task start another thread.
-        let _slot = self.slot().await;
+        // One permit per pooled connection, held until the task has ended, not just its
+        // closure: a thread that returned its slot but is not idle yet would make the next
+        // task start another thread. (The semaphore is never closed.)
+        let _slot = self.slots.acquire().await;
         match &self.runtime {
             Some(runtime) => runtime.spawn_blocking(work).await,
             None => tokio::task::spawn_blocking(work).await,
         }
-    }
-
-    /// Waits for a turn to use a pooled connection; hold the permit while blocking work
-    /// on the connection runs.
-    /// (The semaphore is never closed, so this is always `Some`.)
-    async fn slot(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
-        self.slots.clone().acquire_owned().await.ok()
     }
 
     pub fn conn(&self) -> DbResult<DbConn> {

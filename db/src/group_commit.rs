@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::connection::{AnsiTransactionManager, TransactionManager};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
@@ -237,23 +237,6 @@ where
             Err(payload)
         }
     }
-}
-
-/// The pragmas of every SQLite connection, the writer's and the pool's. busy_timeout
-/// first: r2d2 opens all connections at once, and every other pragma may need a lock
-/// another connection holds.
-pub(crate) fn prepare(
-    conn: &mut SqliteConnection,
-    busy_timeout_ms: u32,
-    synchronous: &str,
-    cache_kib: u32,
-) -> Result<(), ConnectionError> {
-    conn.batch_execute(&format!(
-        "PRAGMA busy_timeout = {busy_timeout_ms}; PRAGMA synchronous = {synchronous}; \
-         PRAGMA foreign_keys = ON; PRAGMA cache_size = -{};",
-        cache_kib.max(64)
-    ))
-    .map_err(|error| ConnectionError::BadConnection(error.to_string()))
 }
 
 #[cfg(test)]
