@@ -154,7 +154,8 @@ fn infra_drivers(settings: &Settings, role: Role, outbound: &Outbound) -> InfraD
     #[cfg(feature = "openstack")]
     let drivers = drivers.with(Arc::new(settings.drivers.openstack(&trust)));
     #[cfg(feature = "kubernetes")]
-    let drivers = drivers.with(Arc::new(settings.drivers.kubernetes(&trust)));
+    let drivers =
+        drivers.with(Arc::new(settings.drivers.kubernetes(&trust))).with(Arc::new(settings.drivers.helm(&trust)));
     let _ = trust;
     drivers
 }

@@ -14,6 +14,8 @@ use solgate_vnfpkg::Vnfd;
 /// `vimConnectionInfo.vimType` values (SOL003 v3.3.1 registry, Tacker's spelling).
 pub const VIM_TYPE_OPENSTACK: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
 pub const VIM_TYPE_KUBERNETES: &str = "ETSINFV.KUBERNETES.V_1";
+/// A Kubernetes cluster whose VNF is a Helm chart of the package (Tacker's Helm driver).
+pub const VIM_TYPE_HELM: &str = "ETSINFV.HELM.V_3";
 /// solgate's simulated VIM (embedded default and tests).
 pub const VIM_TYPE_LOCAL: &str = "SOLGATE.LOCAL.V_1";
 
@@ -237,6 +239,9 @@ pub struct InfraContext<'a> {
     pub run: u32,
     /// True once the operation was cancelled; drivers check it between steps.
     pub cancelled: &'a (dyn Fn() -> bool + Send + Sync),
+    /// The action undoes a failed operation (ROLLING_BACK): a driver that keeps revisions
+    /// (Helm) returns to the one before the operation instead of making a new one.
+    pub rolling_back: bool,
 }
 
 /// A failed infra action, with what the VIM holds after it (so a retry or a rollback

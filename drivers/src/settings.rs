@@ -38,6 +38,12 @@ pub struct DriverSettings {
     pub kubernetes_wait_timeout_secs: u64,
     /// Seconds between two polls of Kubernetes resources.
     pub kubernetes_poll_interval_secs: u64,
+    /// The `helm` executable of the Helm driver (`ETSINFV.HELM.V_3`): a path, or a name
+    /// looked up in `PATH`.
+    pub helm_command: String,
+    /// Seconds one helm command may take (passed to helm as `--timeout`; Tacker's
+    /// `HELM_INSTALL_TIMEOUT`), after which it is killed.
+    pub helm_timeout_secs: u64,
 }
 
 impl Default for DriverSettings {
@@ -48,6 +54,8 @@ impl Default for DriverSettings {
             openstack_wait_timeout_secs: 3600,
             kubernetes_wait_timeout_secs: 500,
             kubernetes_poll_interval_secs: 10,
+            helm_command: "helm".to_owned(),
+            helm_timeout_secs: 120,
         }
     }
 }
@@ -61,6 +69,7 @@ impl DriverSettings {
             ("drivers.openstack_wait_timeout_secs", self.openstack_wait_timeout_secs),
             ("drivers.kubernetes_wait_timeout_secs", self.kubernetes_wait_timeout_secs),
             ("drivers.kubernetes_poll_interval_secs", self.kubernetes_poll_interval_secs),
+            ("drivers.helm_timeout_secs", self.helm_timeout_secs),
         ]
         .into_iter()
         .find(|(_, value)| *value == 0)
@@ -91,6 +100,17 @@ impl DriverSettings {
             trust: trust.clone(),
         }
     }
+
+    #[cfg(feature = "kubernetes")]
+    pub fn helm(&self, trust: &VimTrust) -> crate::kubernetes::HelmDriver {
+        crate::kubernetes::HelmDriver {
+            kubernetes: self.kubernetes(trust),
+            helm: crate::kubernetes::HelmSettings {
+                command: self.helm_command.clone().into(),
+                timeout: std::time::Duration::from_secs(self.helm_timeout_secs),
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -117,6 +137,8 @@ mod tests {
             openstack_wait_timeout_secs: 900,
             kubernetes_wait_timeout_secs: 120,
             kubernetes_poll_interval_secs: 3,
+            helm_command: "/opt/helm/bin/helm".to_owned(),
+            helm_timeout_secs: 300,
         };
         let openstack = settings.openstack(&VimTrust::default());
         assert_eq!(openstack.stack_timeout_mins, 45);
@@ -125,5 +147,9 @@ mod tests {
         let kubernetes = settings.kubernetes(&VimTrust::default());
         assert_eq!(kubernetes.wait.timeout, Duration::from_secs(120));
         assert_eq!(kubernetes.wait.poll_interval, Duration::from_secs(3));
+        let helm = settings.helm(&VimTrust::default());
+        assert_eq!(helm.helm.command, std::path::Path::new("/opt/helm/bin/helm"));
+        assert_eq!(helm.helm.timeout, Duration::from_secs(300));
+        assert_eq!(helm.kubernetes.wait.timeout, Duration::from_secs(120));
     }
 }

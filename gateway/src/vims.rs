@@ -34,6 +34,8 @@ pub const BASE: &str = "/v1.0/vims";
 /// Tacker's VIM types.
 const OPENSTACK: &str = "openstack";
 const KUBERNETES: &str = "kubernetes";
+/// A Kubernetes VIM driven with Helm (a request's `vimType`; the registry keeps `kubernetes`).
+const VIM_TYPE_HELM: &str = "ETSINFV.HELM.V_3";
 
 /// How long the reachability check waits for the VIM.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(15);
@@ -679,6 +681,10 @@ pub async fn complete_vim_connections(
                     completed.entry(name.clone()).or_insert_with(|| value.clone());
                 }
             }
+            // A registered Kubernetes VIM asked for as a Helm VIM runs the Helm driver.
+            if requested_type == VIM_TYPE_HELM {
+                completed.insert("vimType".into(), json!(VIM_TYPE_HELM));
+            }
             if let Some(extra) = requested.get("extra").filter(|extra| extra.is_object()) {
                 completed.insert("extra".into(), extra.clone());
             }
@@ -702,7 +708,7 @@ pub async fn complete_vim_connections(
 fn same_type(requested: &str, registered: &str) -> bool {
     let normalized = match requested {
         "openstack" => "ETSINFV.OPENSTACK_KEYSTONE.V_3",
-        "kubernetes" | "ETSINFV.HELM.V_3" => "ETSINFV.KUBERNETES.V_1",
+        "kubernetes" | VIM_TYPE_HELM => "ETSINFV.KUBERNETES.V_1",
         other => other,
     };
     normalized == registered

@@ -13,6 +13,7 @@ mod api_versions;
 mod auth;
 mod conformance;
 mod fuzz;
+mod helm;
 mod nfvo;
 mod nfvo_notifications;
 mod notifications;

@@ -495,6 +495,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                         attempt: u32::try_from(job.op.attempt.max(1)).unwrap_or(1),
                         run,
                         cancelled: &is_cancelled,
+                        rolling_back,
                     };
                     tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
                     match driver.execute(ctx, action).await {

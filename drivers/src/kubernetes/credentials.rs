@@ -49,7 +49,13 @@ impl VimCredentials {
 
     /// Reads a SOL003 `VimConnectionInfo` (v1 list item or v2 map value).
     pub fn from_vim_connection(vim: &VimConnection) -> Result<Self> {
-        let (interface, access) = interface_and_access(vim, VIM_TYPE).map_err(invalid)?;
+        Self::from_vim_connection_of(vim, VIM_TYPE)
+    }
+
+    /// As [`VimCredentials::from_vim_connection`], for a connection of `vim_type` (a Helm
+    /// VIM is a Kubernetes cluster reached the same way).
+    pub fn from_vim_connection_of(vim: &VimConnection, vim_type: &str) -> Result<Self> {
+        let (interface, access) = interface_and_access(vim, vim_type).map_err(invalid)?;
         let endpoint = interface.required(&["endpoint"]).map_err(invalid)?;
 
         let auth = if let Some(token) = access.string(&["bearer_token"]) {

@@ -84,16 +84,16 @@ impl Default for KubernetesDriver {
 /// An applied object, as kept in `vim_state`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ObjectRef {
+pub(super) struct ObjectRef {
     api_version: String,
     kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     namespace: Option<String>,
-    name: String,
+    pub(super) name: String,
 }
 
 impl ObjectRef {
-    fn from_resource(target: &ResourceRef) -> Self {
+    pub(super) fn from_resource(target: &ResourceRef) -> Self {
         Self {
             api_version: target.api_version.clone(),
             kind: target.kind.clone(),
@@ -102,7 +102,7 @@ impl ObjectRef {
         }
     }
 
-    fn resource(&self) -> Result<ResourceRef, Halt> {
+    pub(super) fn resource(&self) -> Result<ResourceRef, Halt> {
         ResourceRef::new(&self.api_version, &self.kind, self.namespace.as_deref(), &self.name)
             .map_err(|error| failed(error.to_string()))
     }
@@ -115,27 +115,33 @@ impl ObjectRef {
 /// The workload of a VDU and the label selector of its pods.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Workload {
+pub(super) struct Workload {
     #[serde(flatten)]
-    object: ObjectRef,
-    selector: String,
+    pub(super) object: ObjectRef,
+    pub(super) selector: String,
+    /// Only pods named so belong to it (Helm charts whose workloads share a selector).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) pod_prefix: Option<String>,
 }
 
 /// What the driver remembers in `Inventory::vim_state`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-struct ClusterState {
-    namespace: String,
-    files: Vec<String>,
-    objects: Vec<ObjectRef>,
-    vdus: BTreeMap<String, Workload>,
+pub(super) struct ClusterState {
+    pub(super) namespace: String,
+    pub(super) files: Vec<String>,
+    pub(super) objects: Vec<ObjectRef>,
+    pub(super) vdus: BTreeMap<String, Workload>,
     /// Replica counts to restore when a STOPPED VNF is started again.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     stopped_replicas: BTreeMap<String, u32>,
+    /// The Helm release of the VNF (Helm VIMs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) helm: Option<super::helm::HelmRelease>,
 }
 
 /// A package path of a manifest, refused when it could leave the package.
-fn package_file(package_dir: Option<&Path>, path: &str) -> Result<PathBuf, Halt> {
+pub(super) fn package_file(package_dir: Option<&Path>, path: &str) -> Result<PathBuf, Halt> {
     let dir = package_dir.ok_or_else(|| failed("the VNF package of the instance is not available"))?;
     let relative = Path::new(path);
     let inside =
@@ -167,7 +173,7 @@ fn labels_selector(labels: &Map<String, Value>) -> Vec<String> {
 
 /// The label selector of a workload's pods: its `spec.selector` (matchLabels and
 /// matchExpressions in the text form the API takes), or a bare Pod's own labels.
-fn selector_of(object: &Value) -> Option<String> {
+pub(super) fn selector_of(object: &Value) -> Option<String> {
     let mut terms = Vec::new();
     if object["kind"] == "Pod" {
         terms = labels_selector(object.pointer("/metadata/labels")?.as_object()?);
@@ -194,14 +200,14 @@ fn selector_of(object: &Value) -> Option<String> {
 
 /// The VDU whose workload `name` is: its `name` property (Tacker), or its id; exactly
 /// first, then ignoring case.
-fn vdu_for_name<'f>(flavour: &'f Flavour, name: &str) -> Option<&'f str> {
+pub(super) fn vdu_for_name<'f>(flavour: &'f Flavour, name: &str) -> Option<&'f str> {
     let exact = flavour.vdus.iter().find(|vdu| vdu.name == name || vdu.id == name);
     let loose =
         || flavour.vdus.iter().find(|vdu| vdu.name.eq_ignore_ascii_case(name) || vdu.id.eq_ignore_ascii_case(name));
     exact.or_else(loose).map(|vdu| vdu.id.as_str())
 }
 
-fn pod_name(pod: &Value) -> Option<&str> {
+pub(super) fn pod_name(pod: &Value) -> Option<&str> {
     pod.pointer("/metadata/name").and_then(Value::as_str)
 }
 
@@ -210,13 +216,15 @@ fn pod_uid(pod: &Value) -> Option<&str> {
 }
 
 /// One run of an action against the VNF's objects in the cluster.
-struct KubernetesRun<'c, 'a> {
-    driver: &'c KubernetesDriver,
-    ctx: &'c InfraContext<'a>,
-    cancel: CancelGuard<'c>,
-    client: KubernetesClient,
-    state: ClusterState,
-    inventory: Inventory,
+pub(super) struct KubernetesRun<'c, 'a> {
+    pub(super) driver: &'c KubernetesDriver,
+    pub(super) ctx: &'c InfraContext<'a>,
+    pub(super) cancel: CancelGuard<'c>,
+    pub(super) client: KubernetesClient,
+    pub(super) state: ClusterState,
+    pub(super) inventory: Inventory,
+    /// The `helm` command when the VNF is a Helm release (a Helm VIM).
+    pub(super) helm: Option<super::helm::HelmCli>,
 }
 
 impl KubernetesRun<'_, '_> {
@@ -323,7 +331,10 @@ impl KubernetesRun<'_, '_> {
             let target = ResourceRef::from_object(object).map_err(|error| failed(error.to_string()))?;
             let selector = selector_of(object)
                 .ok_or_else(|| failed(format!("{target} of VDU {vdu_id} has no label selector for its pods")))?;
-            workloads.insert(vdu_id.clone(), Workload { object: ObjectRef::from_resource(&target), selector });
+            workloads.insert(
+                vdu_id.clone(),
+                Workload { object: ObjectRef::from_resource(&target), selector, pod_prefix: None },
+            );
         }
         // Recorded before applying: whatever gets applied can be found again by a retry or rollback.
         let previous = std::mem::take(&mut self.state.objects);
@@ -380,7 +391,7 @@ impl KubernetesRun<'_, '_> {
     }
 
     /// Waits until every VDU has its count of Running pods (none for 0) and returns them.
-    async fn wait_vdus(&self, counts: &BTreeMap<String, u32>) -> Result<BTreeMap<String, Vec<Value>>, Halt> {
+    pub(super) async fn wait_vdus(&self, counts: &BTreeMap<String, u32>) -> Result<BTreeMap<String, Vec<Value>>, Halt> {
         let mut pods = BTreeMap::new();
         for (vdu_id, workload) in &self.state.vdus {
             let Some(count) = counts.get(vdu_id).copied() else { continue };
@@ -403,7 +414,8 @@ impl KubernetesRun<'_, '_> {
             _ => PodCondition::Running { count: Some(count as usize) },
         };
         let what = format!("waiting for the pods of {} {namespace}/{}", object.kind, object.name);
-        let waited = self.client.wait_pods(namespace, &workload.selector, condition, &self.driver.wait);
+        let prefix = workload.pod_prefix.as_deref();
+        let waited = self.client.wait_pods_named(namespace, &workload.selector, prefix, condition, &self.driver.wait);
         let mut pods = self.cancel.guard(&what, waited).await?;
         if object.kind == "Pod" {
             pods.retain(|pod| pod_name(pod) == Some(object.name.as_str()));
@@ -412,7 +424,7 @@ impl KubernetesRun<'_, '_> {
     }
 
     /// The inventory for the pods found per VDU (VDUs not in `pods` keep their VNFCs).
-    fn map_pods(&mut self, pods: &BTreeMap<String, Vec<Value>>) {
+    pub(super) fn map_pods(&mut self, pods: &BTreeMap<String, Vec<Value>>) {
         let vim_connection_id = Some(self.ctx.vim.id.clone()).filter(|id| !id.is_empty());
         let previous = std::mem::take(&mut self.inventory.vnfc_resources);
         let mut unclaimed: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
@@ -479,7 +491,7 @@ impl KubernetesRun<'_, '_> {
     /// SOL003 V4.3.1 `mcioInfo` and `virtualCpInfo`, read from the cluster's own objects
     /// once the action is done: each VDU's workload (desired and available instances as its
     /// controller reports them) and each Service of the VNF.
-    async fn read_cism_info(&mut self) -> Result<(), Halt> {
+    pub(super) async fn read_cism_info(&mut self) -> Result<(), Halt> {
         let vim = self.ctx.vim;
         let cism_id = vim.vim_id.clone().filter(|id| !id.is_empty()).unwrap_or_else(|| vim.id.clone());
         let mut workloads = BTreeMap::new();
@@ -637,6 +649,9 @@ impl ActionRun for KubernetesRun<'_, '_> {
 
     async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
         self.cancel.check("changing the Kubernetes objects")?;
+        if self.helm.is_some() {
+            return self.realize_release(plan).await;
+        }
         let files = def_files(self.ctx.additional_params)?;
         match files {
             Some(files) => self.apply_files(files, plan).await?,
@@ -757,7 +772,9 @@ impl ActionRun for KubernetesRun<'_, '_> {
     }
 
     async fn teardown(&mut self) -> Result<(), Halt> {
-        if self.state.objects.is_empty()
+        if self.helm.is_some() {
+            self.uninstall_release().await?;
+        } else if self.state.objects.is_empty()
             && let Some(files) = def_files(self.ctx.additional_params)?
         {
             // Nothing recorded (an instantiate that failed early): what its manifests name.
@@ -767,9 +784,11 @@ impl ActionRun for KubernetesRun<'_, '_> {
             }
         }
         let objects = self.state.objects.clone();
-        for object in objects.iter().rev() {
-            let target = object.resource()?;
-            self.cancel.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+        if self.helm.is_none() {
+            for object in objects.iter().rev() {
+                let target = object.resource()?;
+                self.cancel.guard(&format!("deleting {target}"), self.client.delete(&target)).await?;
+            }
         }
         for workload in self.state.vdus.values() {
             let namespace = self.namespace_of(workload);
@@ -777,7 +796,14 @@ impl ActionRun for KubernetesRun<'_, '_> {
                 "waiting for the pods of {} {namespace}/{} to be gone",
                 workload.object.kind, workload.object.name
             );
-            let waited = self.client.wait_pods(namespace, &workload.selector, PodCondition::Gone, &self.driver.wait);
+            let prefix = workload.pod_prefix.as_deref();
+            let waited = self.client.wait_pods_named(
+                namespace,
+                &workload.selector,
+                prefix,
+                PodCondition::Gone,
+                &self.driver.wait,
+            );
             self.cancel.guard(&what, waited).await?;
         }
         // Foreground deletion keeps an owner until its dependents are gone (Tacker waits
@@ -801,7 +827,10 @@ impl ActionRun for KubernetesRun<'_, '_> {
         let mut pods = BTreeMap::new();
         for (vdu_id, workload) in &self.state.vdus {
             match self.client.list_pods(self.namespace_of(workload), &workload.selector).await {
-                Ok(list) => {
+                Ok(mut list) => {
+                    if let Some(prefix) = &workload.pod_prefix {
+                        list.items.retain(|pod| pod_name(pod).is_some_and(|name| name.starts_with(prefix.as_str())));
+                    }
                     pods.insert(vdu_id.clone(), list.items);
                 }
                 Err(error) => {
@@ -830,18 +859,34 @@ impl InfraDriver for KubernetesDriver {
         ctx: InfraContext<'a>,
         action: InfraAction<'a>,
     ) -> BoxFuture<'a, Result<Inventory, DriverError>> {
-        Box::pin(async move {
-            let mut creds =
-                VimCredentials::from_vim_connection(ctx.vim).map_err(|e| DriverError::new(e.to_string()))?;
-            creds.tls.trust = self.trust.clone();
-            let state: ClusterState = serde_json::from_value(ctx.current.vim_state.clone()).unwrap_or_default();
-            let creds = if state.namespace.is_empty() { creds } else { creds.with_namespace(&state.namespace) };
-            let client = KubernetesClient::new(&creds).map_err(|error| DriverError::new(error.to_string()))?;
-            let cancel = CancelGuard::new(ctx.cancelled, self.cancel_poll);
-            let inventory = ctx.current.clone();
-            let run = KubernetesRun { driver: self, ctx: &ctx, cancel, client, state, inventory };
-            run_action(run, action).await
-        })
+        Box::pin(self.run(ctx, action, None))
+    }
+}
+
+impl KubernetesDriver {
+    /// Runs `action` on the cluster of `ctx.vim`; with `helm`, the VNF is a Helm release
+    /// (a VIM of `helm.vim_type`) instead of the manifests the request names.
+    pub(super) async fn run(
+        &self,
+        ctx: InfraContext<'_>,
+        action: InfraAction<'_>,
+        helm: Option<&super::helm::HelmSettings>,
+    ) -> Result<Inventory, DriverError> {
+        let vim_type = helm.map_or(VIM_TYPE_KUBERNETES, |_| crate::infra::VIM_TYPE_HELM);
+        let mut creds =
+            VimCredentials::from_vim_connection_of(ctx.vim, vim_type).map_err(|e| DriverError::new(e.to_string()))?;
+        creds.tls.trust = self.trust.clone();
+        let state: ClusterState = serde_json::from_value(ctx.current.vim_state.clone()).unwrap_or_default();
+        let creds = if state.namespace.is_empty() { creds } else { creds.with_namespace(&state.namespace) };
+        let client = KubernetesClient::new(&creds).map_err(|error| DriverError::new(error.to_string()))?;
+        let helm = match helm {
+            Some(settings) => Some(super::helm::HelmCli::new(settings, &creds).map_err(DriverError::new)?),
+            None => None,
+        };
+        let cancel = CancelGuard::new(ctx.cancelled, self.cancel_poll);
+        let inventory = ctx.current.clone();
+        let run = KubernetesRun { driver: self, ctx: &ctx, cancel, client, state, inventory, helm };
+        run_action(run, action).await
     }
 }
 

@@ -4,12 +4,14 @@
 //!
 //! [`KubernetesDriver`] runs LCM with it.
 //!
-//! Selected by `vimConnectionInfo.vimType == "ETSINFV.KUBERNETES.V_1"` (legacy `kubernetes`).
+//! Selected by `vimConnectionInfo.vimType == "ETSINFV.KUBERNETES.V_1"` (legacy `kubernetes`);
+//! [`HelmDriver`] drives the same clusters for `ETSINFV.HELM.V_3` (a chart of the package).
 
 mod client;
 mod credentials;
 mod driver;
 mod error;
+mod helm;
 mod http;
 mod manifest;
 mod wait;
@@ -18,6 +20,7 @@ pub use client::{DeleteOutcome, KubernetesClient, ObjectList};
 pub use credentials::{LEGACY_VIM_TYPE, VIM_TYPE, VimCredentials};
 pub use driver::{DEF_FILES_PARAM, INSTANCE_LABEL, KubernetesDriver};
 pub use error::KubernetesError;
+pub use helm::{CHART_PATH_PARAM, HelmDriver, HelmError, HelmSettings, PARAMETERS_PARAM, VALUE_NAMES_PARAM};
 pub use manifest::{ResourceRef, parse_manifests};
 pub use wait::{DeploymentState, PodCondition, WaitOptions, deployment_state};
 

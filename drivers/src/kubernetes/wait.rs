@@ -133,14 +133,37 @@ impl KubernetesClient {
         condition: PodCondition,
         options: &WaitOptions,
     ) -> Result<Vec<Value>> {
+        self.wait_pods_named(namespace, label_selector, None, condition, options).await
+    }
+
+    /// As [`KubernetesClient::wait_pods`], counting only the pods whose name starts with
+    /// `name_prefix` when given: workloads of one Helm chart often share one selector, and
+    /// a pod's name is its controller's name and a suffix.
+    pub async fn wait_pods_named(
+        &self,
+        namespace: &str,
+        label_selector: &str,
+        name_prefix: Option<&str>,
+        condition: PodCondition,
+        options: &WaitOptions,
+    ) -> Result<Vec<Value>> {
         let collection = manifest::collection_segments("v1", "Pod", Some(namespace))?;
+        let named = name_prefix.map(|prefix| format!(" named {prefix}*")).unwrap_or_default();
         let what = match condition {
-            PodCondition::Running { count: Some(n) } => format!("{n} Running pods matching '{label_selector}'"),
-            PodCondition::Running { count: None } => format!("Running pods matching '{label_selector}'"),
-            PodCondition::Gone => format!("pods matching '{label_selector}' to be gone"),
+            PodCondition::Running { count: Some(n) } => format!("{n} Running pods matching '{label_selector}'{named}"),
+            PodCondition::Running { count: None } => format!("Running pods matching '{label_selector}'{named}"),
+            PodCondition::Gone => format!("pods matching '{label_selector}'{named} to be gone"),
         };
-        self.wait_until(what, &collection, Some(label_selector), None, options, |pods| {
-            Ok(pods_progress(pods, condition))
+        self.wait_until(what, &collection, Some(label_selector), None, options, |pods| match name_prefix {
+            None => Ok(pods_progress(pods, condition)),
+            Some(prefix) => {
+                let own: Objects = pods
+                    .iter()
+                    .filter(|(name, _)| name.starts_with(prefix))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                Ok(pods_progress(&own, condition))
+            }
         })
         .await
     }

@@ -176,6 +176,7 @@ async fn execute_on(
         attempt: 1,
         run: 1,
         cancelled,
+        rolling_back: false,
     };
     driver.execute(ctx, action).await
 }

@@ -17,3 +17,6 @@ mod kubernetes;
 
 #[cfg(feature = "kubernetes")]
 mod kubernetes_driver;
+
+#[cfg(feature = "kubernetes")]
+mod helm_driver;
