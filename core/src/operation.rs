@@ -464,7 +464,8 @@ fn first_vim(shapes: &dyn LcmShapes, instance: &Value) -> Option<VimConnection> 
 pub fn recorded_plan(vnfd: &Vnfd, instance: &Value) -> Result<DeploymentPlan, PlanError> {
     let info = &instance["instantiatedVnfInfo"];
     let flavour = plan::flavour(vnfd, info["flavourId"].as_str().unwrap_or_default())?;
-    plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(instance))
+    let counts = plan::current_counts(info);
+    plan::replan(flavour, &counts, counts.clone(), plan::current_levels(info), &recorded_ext(instance))
 }
 
 fn recorded_ext(instance: &Value) -> ExtConnectivity {
@@ -558,13 +559,14 @@ impl Planner<'_> {
         } else {
             plan::scaled_levels(flavour, &current, self.params)
         }?;
+        let held = plan::current_counts(info);
         let mut counts = match self.params["instantiationLevelId"].as_str() {
             Some(level) if to_level => flavour.initial_vdu_instances(Some(level)).unwrap_or_default(),
-            _ => plan::rescaled_counts(flavour, &plan::current_counts(info), &current, &levels),
+            _ => plan::rescaled_counts(flavour, &held, &current, &levels),
         };
         // A module that is not selected stays without VNFCs, whatever the levels.
         plan::deselect(flavour, &mut counts, &plan::current_modules(info));
-        let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance))?;
+        let deployment = plan::replan(flavour, &held, counts, levels, &recorded_ext(self.instance))?;
         Ok(self.realize(deployment))
     }
 
@@ -659,7 +661,8 @@ impl Planner<'_> {
             }
         }
         plan::deselect(flavour, &mut counts, &selected);
-        let deployment = plan::plan(flavour, counts, levels, &recorded_ext(self.instance))?;
+        let deployment =
+            plan::replan(flavour, &plan::current_counts(info), counts, levels, &recorded_ext(self.instance))?;
         self.target["instantiatedVnfInfo"]["selectedDeployableModule"] = json!(selected);
         Ok(self.realize(deployment))
     }
@@ -670,7 +673,8 @@ impl Planner<'_> {
         let ext = ExtConnectivity::from_params(params);
         let flavour = plan::flavour(vnfd, self.flavour_id())?;
         let info = self.info();
-        let deployment = plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &ext)?;
+        let counts = plan::current_counts(info);
+        let deployment = plan::replan(flavour, &counts, counts.clone(), plan::current_levels(info), &ext)?;
         self.record_ext(&ext);
         let mut plan = self.realize(deployment);
         plan.changes_ext_connectivity = true;
@@ -686,8 +690,9 @@ impl Planner<'_> {
             )));
         };
         let info = self.info();
+        let counts = plan::current_counts(info);
         let deployment =
-            plan::plan(flavour, plan::current_counts(info), plan::current_levels(info), &recorded_ext(self.instance))?;
+            plan::replan(flavour, &counts, counts.clone(), plan::current_levels(info), &recorded_ext(self.instance))?;
         let identity = package_identity(&contents.vnfd);
         merge_patch(&mut self.target, &identity);
         self.package = Some(record.id);

@@ -39,12 +39,20 @@ pub fn initial_levels(flavour: &Flavour, level_id: Option<&str>) -> Result<BTree
 }
 
 /// VDU counts must stay within the VNFD's vdu_profile (the local NFVO's grant check). A VDU
-/// of a deployable module may have none: its module is not selected.
-fn checked_targets(flavour: &Flavour, counts: BTreeMap<String, u32>) -> Result<Vec<VduTarget>, PlanError> {
+/// of a deployable module may have none: its module is not selected. So may a VDU that
+/// had none `before` (a VDU the VIM does not realize: Tacker's CNF packages describe more
+/// VDUs than their manifests hold).
+fn checked_targets(
+    flavour: &Flavour,
+    counts: BTreeMap<String, u32>,
+    before: Option<&BTreeMap<String, u32>>,
+) -> Result<Vec<VduTarget>, PlanError> {
     counts
         .into_iter()
         .map(|(vdu_id, count)| {
-            let optional = count == 0 && flavour.deployable_modules.iter().any(|module| module.vdus.contains(&vdu_id));
+            let stays_empty = count == 0 && before.is_some_and(|before| before.get(&vdu_id).copied().unwrap_or(0) == 0);
+            let optional = stays_empty
+                || count == 0 && flavour.deployable_modules.iter().any(|module| module.vdus.contains(&vdu_id));
             if let Some(vdu) = flavour.vdu(&vdu_id)
                 && !optional
             {
@@ -70,9 +78,31 @@ pub fn plan(
     levels: BTreeMap<String, u32>,
     ext: &ExtConnectivity,
 ) -> Result<DeploymentPlan, PlanError> {
+    planned(flavour, counts, None, levels, ext)
+}
+
+/// As [`plan`], for an instance that holds `before` now: a VDU without VNFCs that gets none
+/// is not held to the VNFD's minimum.
+pub fn replan(
+    flavour: &Flavour,
+    before: &BTreeMap<String, u32>,
+    counts: BTreeMap<String, u32>,
+    levels: BTreeMap<String, u32>,
+    ext: &ExtConnectivity,
+) -> Result<DeploymentPlan, PlanError> {
+    planned(flavour, counts, Some(before), levels, ext)
+}
+
+fn planned(
+    flavour: &Flavour,
+    counts: BTreeMap<String, u32>,
+    before: Option<&BTreeMap<String, u32>>,
+    levels: BTreeMap<String, u32>,
+    ext: &ExtConnectivity,
+) -> Result<DeploymentPlan, PlanError> {
     Ok(DeploymentPlan {
         flavour_id: flavour.id.clone(),
-        vdus: checked_targets(flavour, counts)?,
+        vdus: checked_targets(flavour, counts, before)?,
         virtual_links: flavour.virtual_links.iter().map(|vl| vl.id.clone()).collect(),
         ext_virtual_links: ext.ext_virtual_links.clone(),
         ext_managed_virtual_links: ext.ext_managed_virtual_links.clone(),

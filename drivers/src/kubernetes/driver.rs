@@ -135,6 +135,10 @@ pub(super) struct ClusterState {
     /// Replica counts to restore when a STOPPED VNF is started again.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     stopped_replicas: BTreeMap<String, u32>,
+    /// VDUs of the plan that no workload of the manifests realizes, with the count the plan
+    /// gave them (Tacker ignores them; a later change of that count cannot be made).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) unrealized: BTreeMap<String, u32>,
     /// The Helm release of the VNF (Helm VIMs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) helm: Option<super::helm::HelmRelease>,
@@ -297,15 +301,23 @@ impl KubernetesRun<'_, '_> {
                 )));
             }
         }
+        if vdus.is_empty() && plan.vdus.iter().any(|target| target.count > 0) {
+            let names: Vec<&str> = flavour.vdus.iter().map(|vdu| vdu.name.as_str()).collect();
+            return Err(failed(format!(
+                "no Deployment, StatefulSet, ReplicaSet, DaemonSet or Pod in {} is named after a VDU of flavour {} ({})",
+                files.join(", "),
+                plan.flavour_id,
+                names.join(", ")
+            )));
+        }
+        let mut unrealized = BTreeMap::new();
         for target in &plan.vdus {
             let Some(index) = vdus.get(&target.vdu_id) else {
+                // Tacker's packages often describe more VDUs than their manifests hold (the
+                // same VNFD serves several samples); as Tacker, those VDUs get no VNFCs.
                 if target.count > 0 {
-                    let name = flavour.vdu(&target.vdu_id).map_or(target.vdu_id.as_str(), |v| v.name.as_str());
-                    return Err(failed(format!(
-                        "no Deployment, StatefulSet, ReplicaSet, DaemonSet or Pod named {name} in {} for VDU {}",
-                        files.join(", "),
-                        target.vdu_id
-                    )));
+                    tracing::info!(vdu = %target.vdu_id, files = %files.join(", "), "no workload in the manifests for this VDU");
+                    unrealized.insert(target.vdu_id.clone(), target.count);
                 }
                 continue;
             };
@@ -363,6 +375,7 @@ impl KubernetesRun<'_, '_> {
         }
         self.state.objects = applied;
         self.state.vdus = workloads;
+        self.state.unrealized = unrealized;
         self.sync_vim_state();
         Ok(())
     }
@@ -383,8 +396,13 @@ impl KubernetesRun<'_, '_> {
             self.cancel.guard(&format!("scaling {target} to {count}"), self.client.scale(&target, count)).await?;
         }
         for target in &plan.vdus {
-            if target.count > 0 && !self.state.vdus.contains_key(&target.vdu_id) {
-                return Err(failed(format!("VDU {} has no Kubernetes workload", target.vdu_id)));
+            // Such a VDU has no VNFCs, so later plans give it none; only a change is refused.
+            let unrealized = self.state.unrealized.get(&target.vdu_id).copied().unwrap_or(0);
+            if ![0, unrealized].contains(&target.count) && !self.state.vdus.contains_key(&target.vdu_id) {
+                return Err(failed(format!(
+                    "VDU {} has no Kubernetes workload, so it cannot have {} instances",
+                    target.vdu_id, target.count
+                )));
             }
         }
         Ok(())

@@ -667,17 +667,20 @@ async fn a_kubernetes_api_503_is_transient() {
 }
 
 #[tokio::test]
-async fn a_vdu_without_a_workload_in_the_manifests_is_refused_before_any_call() {
+async fn manifests_without_a_workload_of_any_vdu_are_refused_before_any_call() {
     let pkg = package();
     let server = MockServer::start().await;
-    let params = json!({"lcm-kubernetes-def-files": ["Files/kubernetes/vdu1.yaml"]});
+    let only_a_service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n";
+    std::fs::write(pkg.path.join("Files/kubernetes/service.yaml"), only_a_service).unwrap();
+    let params = json!({"lcm-kubernetes-def-files": ["Files/kubernetes/service.yaml"]});
     let plan = plan(1);
     let error = execute(&server, &pkg, &Inventory::default(), params, InfraAction::Realize { plan: &plan }, &never())
         .await
         .unwrap_err();
     assert_eq!(
         error.message,
-        "no Deployment, StatefulSet, ReplicaSet, DaemonSet or Pod named VDU2 in Files/kubernetes/vdu1.yaml for VDU VDU2"
+        "no Deployment, StatefulSet, ReplicaSet, DaemonSet or Pod in Files/kubernetes/service.yaml is named after \
+         a VDU of flavour simple (VDU1, VDU2)"
     );
     assert!(server.received_requests().await.unwrap().is_empty());
 }

@@ -1,0 +1,397 @@
+//! Tacker's own sample packages (`drivers/tests/fixtures/tacker-samples`, unchanged) onboarded
+//! over the package API and run through their life cycle with Tacker's requests
+//! (`tacker/tests/functional/sol_kubernetes_v2/paramgen.py`):
+//! - `test_helm_instantiate` on an `ETSINFV.HELM.V_3` VIM (`helm_instantiate`,
+//!   `helm_scale_out`, `helm_terminate`);
+//! - `test_change_vnf_pkg_with_deployment` on an `ETSINFV.KUBERNETES.V_1` VIM
+//!   (`change_vnfpkg_instantiate`, a scale out, a heal, `change_vnfpkg_terminate`).
+//!
+//! No cluster and no helm run here: `helm` is the stand-in of `drivers/tests/fixtures/helm`
+//! (answers as helm 3 does, records its calls), the Kubernetes API a wiremock server
+//! answering in the shapes of the API reference v1.30.
+
+use std::path::PathBuf;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, query_param, query_param_is_missing};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::helpers::{TestApp, send};
+use crate::lcm_support::{create_instance, show_instance, task, v2, vnfc_count, wait_op};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("drivers/tests/fixtures")
+}
+
+/// The fake `helm` in a temporary directory, with its recorded calls.
+struct FakeHelm(tempfile::TempDir);
+
+impl FakeHelm {
+    fn new() -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = std::fs::read_to_string(fixtures().join("helm/fake_helm.py")).unwrap();
+        let helm = dir.path().join("helm");
+        std::fs::write(
+            &helm,
+            format!("#!/usr/bin/env python3\n{}", script.replace("@STATE_DIR@", &dir.path().display().to_string())),
+        )
+        .unwrap();
+        std::fs::set_permissions(&helm, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::copy(fixtures().join("helm/test-chart-manifest.yaml"), dir.path().join("manifest.yaml")).unwrap();
+        Self(dir)
+    }
+
+    /// The verbs run so far (`get` for `get manifest`).
+    fn verbs(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(self.0.path().join("calls.jsonl")).unwrap_or_default();
+        text.lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap()["argv"][0].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn last_values(&self) -> Value {
+        let text = std::fs::read_to_string(self.0.path().join("calls.jsonl")).unwrap_or_default();
+        text.lines()
+            .rev()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find_map(|c| c.get("values").cloned())
+            .unwrap()
+    }
+}
+
+/// The cluster with `vdu2` pods of VDU2 (and one of VDU1): both Deployments of the chart
+/// select the same pods, by the release's labels.
+async fn cluster_with(server: &MockServer, release: &str, vdu2: usize) {
+    server.reset().await;
+    let labels = json!({"app.kubernetes.io/name": "test-chart", "app.kubernetes.io/instance": release});
+    let pod = |name: String| {
+        json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": name.clone(), "namespace": "default",
+            "uid": format!("uid-{name}"), "creationTimestamp": "2026-11-25T06:00:00Z", "labels": labels},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+    };
+    let mut items = vec![pod(format!("vdu1-{release}-7d9c8b6f5-x2k4p"))];
+    items.extend((0..vdu2).map(|i| pod(format!("vdu2-{release}-5f6b7c8d9-q8w2{i}"))));
+    let selector = format!("app.kubernetes.io/name=test-chart,app.kubernetes.io/instance={release}");
+    let ok = |body: Value| ResponseTemplate::new(200).set_body_raw(body.to_string(), "application/json");
+    Mock::given(method("GET"))
+        .and(path("/api/v1/namespaces/default/pods"))
+        .and(query_param("labelSelector", selector.as_str()))
+        .and(query_param_is_missing("watch"))
+        .respond_with(ok(
+            json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}, "items": items}),
+        ))
+        .mount(server)
+        .await;
+    for (vdu, replicas) in [("vdu1", 1), ("vdu2", vdu2)] {
+        let name = format!("{vdu}-{release}");
+        let deployment = json!({"kind": "Deployment", "apiVersion": "apps/v1",
+            "metadata": {"name": name, "namespace": "default", "generation": 1},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}}},
+            "status": {"observedGeneration": 1, "replicas": replicas, "updatedReplicas": replicas,
+                "readyReplicas": replicas, "availableReplicas": replicas}});
+        Mock::given(method("GET"))
+            .and(path("/apis/apps/v1/namespaces/default/deployments"))
+            .and(query_param("fieldSelector", format!("metadata.name={name}").as_str()))
+            .and(query_param_is_missing("watch"))
+            .respond_with(ok(
+                json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {"resourceVersion": "1"},
+                "items": [deployment]}),
+            ))
+            .mount(server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path(format!("/apis/apps/v1/namespaces/default/deployments/{name}")))
+            .respond_with(ok(deployment))
+            .mount(server)
+            .await;
+    }
+    let service = json!({"kind": "Service", "apiVersion": "v1",
+        "metadata": {"name": format!("{release}-test-chart"), "namespace": "default"},
+        "spec": {"type": "NodePort", "selector": labels, "ports": [{"name": "http", "port": 8081, "protocol": "TCP"}]}});
+    Mock::given(method("GET"))
+        .and(path(format!("/api/v1/namespaces/default/services/{release}-test-chart")))
+        .respond_with(ok(service))
+        .mount(server)
+        .await;
+}
+
+/// After `helm uninstall`: no pods, every object 404.
+async fn cluster_emptied(server: &MockServer, release: &str) {
+    server.reset().await;
+    let selector = format!("app.kubernetes.io/name=test-chart,app.kubernetes.io/instance={release}");
+    Mock::given(method("GET"))
+        .and(path("/api/v1/namespaces/default/pods"))
+        .and(query_param("labelSelector", selector.as_str()))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(
+                json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "2"}, "items": []})
+                    .to_string(),
+                "application/json",
+            ),
+        )
+        .mount(server)
+        .await;
+    let status = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404});
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404).set_body_raw(status.to_string(), "application/json"))
+        .mount(server)
+        .await;
+}
+
+#[tokio::test]
+async fn tackers_helm_sample_runs_its_life_cycle_through_solgate() {
+    let helm = FakeHelm::new();
+    let command = helm.0.path().join("helm").display().to_string();
+    let app = TestApp::spawn_with(|settings| {
+        settings.drivers.helm_command = command;
+        settings.drivers.kubernetes_poll_interval_secs = 1;
+    })
+    .await;
+    let csar =
+        solgate_vnfpkg::testing::zip_directory(&fixtures().join("tacker-samples/test_helm_instantiate")).unwrap();
+    let package_id = app.onboard_package(&csar).await;
+    let package = send(app.request(Method::GET, &format!("/vnfpkgm/v1/vnf_packages/{package_id}"))).await.json();
+    assert_eq!(package["vnfdId"], "b1bb0ce7-ebca-4fa7-95ed-4840d7000000", "{package}");
+
+    let id = create_instance(&app, "b1bb0ce7-ebca-4fa7-95ed-4840d7000000", "test_helm_instantiate").await;
+    let release = format!("vnf{}", id.replace('-', ""));
+    let server = MockServer::start().await;
+    cluster_with(&server, &release, 1).await;
+    let instantiate = json!({
+        "flavourId": "simple",
+        "vimConnectionInfo": {"vim1": {"vimId": "c3369b54-e376-4423-bb61-afd255900fea", "vimType": "ETSINFV.HELM.V_3",
+            "interfaceInfo": {"endpoint": server.uri()}, "accessInfo": {"bearer_token": "helm-sa-token"}}},
+        "additionalParams": {
+            "helm_chart_path": "Files/kubernetes/test-chart-0.1.0.tgz",
+            "helm_parameters": {"service.port": 8081, "service.type": "NodePort"},
+            "helm_value_names": {"VDU1": {"replica": "replicaCountVdu1"}, "VDU2": {"replica": "replicaCountVdu2"}},
+            "namespace": "default"
+        }
+    });
+    let op = wait_op(&app, &task(&app, &id, "instantiate", instantiate).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(helm.verbs(), ["status", "install", "get"]);
+    assert_eq!(helm.last_values()["service"], json!({"port": 8081, "type": "NodePort"}));
+    let instance = show_instance(&app, &id).await;
+    let info = &instance["instantiatedVnfInfo"];
+    let vdus: Vec<&str> =
+        info["vnfcResourceInfo"].as_array().unwrap().iter().map(|v| v["vduId"].as_str().unwrap()).collect();
+    assert_eq!(vdus, ["VDU1", "VDU2"], "{instance}");
+    assert_eq!(instance["vimConnectionInfo"]["vim1"]["vimType"], "ETSINFV.HELM.V_3");
+    assert!(!instance.to_string().contains("helm-sa-token"), "credentials are never shown");
+
+    // Tacker's helm_scale_out: VDU2 by two steps, an upgrade setting its replica value.
+    cluster_with(&server, &release, 3).await;
+    let scale = json!({"type": "SCALE_OUT", "aspectId": "vdu2_aspect", "numberOfSteps": 2});
+    let op = wait_op(&app, &task(&app, &id, "scale", scale).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(helm.verbs()[3..], ["status", "upgrade", "get"]);
+    assert_eq!(helm.last_values()["replicaCountVdu2"], 3);
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap().len(), 4, "{instance}");
+
+    // Tacker's helm_terminate: the release is uninstalled and its objects are waited for.
+    cluster_emptied(&server, &release).await;
+    let op = wait_op(
+        &app,
+        &task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await,
+        &["COMPLETED", "FAILED_TEMP"],
+    )
+    .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(helm.verbs()[6..], ["status", "uninstall"]);
+    let reply = send(v2(&app, Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"))).await;
+    assert_eq!(reply.json()["instantiationState"], "NOT_INSTANTIATED");
+}
+
+/// Mounts one answer of the fake API server.
+async fn answer(server: &MockServer, http: &str, url_path: &str, query: &[(&str, &str)], status: u16, body: Value) {
+    let mut mock = Mock::given(method(http)).and(path(url_path));
+    for (key, value) in query {
+        mock = mock.and(query_param(*key, *value));
+    }
+    if http == "GET" && !query.iter().any(|(key, _)| *key == "watch") {
+        mock = mock.and(query_param_is_missing("watch"));
+    }
+    let template = ResponseTemplate::new(status).set_body_raw(body.to_string(), "application/json");
+    server.register(mock.respond_with(template)).await;
+}
+
+const CURRY_DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/curry/deployments";
+const CURRY_PODS: &str = "/api/v1/namespaces/curry/pods";
+
+/// The sample's Deployment `vdu2` (label `app: webserver`) as the API server holds it.
+fn webserver(replicas: u32, generation: u32) -> Value {
+    json!({"kind": "Deployment", "apiVersion": "apps/v1",
+        "metadata": {"name": "vdu2", "namespace": "curry", "generation": generation, "resourceVersion": "500",
+            "uid": "d0000000-0000-4000-8000-000000000002"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "webserver"}},
+            "template": {"metadata": {"labels": {"app": "webserver"}}}},
+        "status": {"observedGeneration": generation, "replicas": replicas, "updatedReplicas": replicas,
+            "readyReplicas": replicas, "availableReplicas": replicas,
+            "conditions": [{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"}]}})
+}
+
+fn webserver_pod(name: &str) -> Value {
+    json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": name, "namespace": "curry",
+        "uid": format!("uid-{name}"), "creationTimestamp": "2026-11-25T06:00:00Z", "labels": {"app": "webserver"}},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+}
+
+fn pod_list(names: &[&str]) -> Value {
+    let items: Vec<Value> = names.iter().map(|name| webserver_pod(name)).collect();
+    json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "600"}, "items": items})
+}
+
+/// The Deployment rolled out at `replicas` with `pods` running.
+async fn webserver_running(server: &MockServer, replicas: u32, generation: u32, pods: &[&str]) {
+    let list = json!({"kind": "DeploymentList", "apiVersion": "apps/v1", "metadata": {"resourceVersion": "500"},
+        "items": [webserver(replicas, generation)]});
+    answer(server, "GET", CURRY_DEPLOYMENTS, &[("fieldSelector", "metadata.name=vdu2")], 200, list).await;
+    answer(server, "GET", &format!("{CURRY_DEPLOYMENTS}/vdu2"), &[], 200, webserver(replicas, generation)).await;
+    answer(server, "GET", CURRY_PODS, &[("labelSelector", "app=webserver")], 200, pod_list(pods)).await;
+}
+
+#[tokio::test]
+async fn tackers_kubernetes_sample_runs_its_life_cycle_through_solgate() {
+    let app = TestApp::spawn_with(|settings| settings.drivers.kubernetes_poll_interval_secs = 1).await;
+    let csar =
+        solgate_vnfpkg::testing::zip_directory(&fixtures().join("tacker-samples/test_change_vnf_pkg_with_deployment"))
+            .unwrap();
+    let package_id = app.onboard_package(&csar).await;
+    let package = send(app.request(Method::GET, &format!("/vnfpkgm/v1/vnf_packages/{package_id}"))).await.json();
+    let vnfd_id = package["vnfdId"].as_str().unwrap().to_owned();
+    let id = create_instance(&app, &vnfd_id, "test_change_vnf_pkg_with_deployment").await;
+
+    // Tacker's change_vnfpkg_instantiate: a Namespace and a Deployment of VDU2 in namespace curry.
+    let server = MockServer::start().await;
+    let apply = [("fieldManager", "solgate"), ("force", "true")];
+    let namespace = json!({"kind": "Namespace", "apiVersion": "v1", "metadata": {"name": "curry", "uid": "n1"},
+        "status": {"phase": "Active"}});
+    answer(&server, "PATCH", "/api/v1/namespaces/curry", &apply, 201, namespace).await;
+    answer(&server, "PATCH", &format!("{CURRY_DEPLOYMENTS}/vdu2"), &apply, 201, webserver(2, 1)).await;
+    let (pod_a, pod_b) = ("vdu2-6f7d8c9b5-a1b2c", "vdu2-6f7d8c9b5-d3e4f");
+    webserver_running(&server, 2, 1, &[pod_a, pod_b]).await;
+    let instantiate = json!({
+        "flavourId": "simple",
+        "vimConnectionInfo": {"vim1": {"vimId": "9ad61d3f-cd58-4a09-9bb7-3e8bd8e1ac2b",
+            "vimType": "ETSINFV.KUBERNETES.V_1", "interfaceInfo": {"endpoint": server.uri()},
+            "accessInfo": {"bearer_token": "k8s-sa-token"}, "extra": {"dummy-key": "dummy-val"}}},
+        "additionalParams": {
+            "lcm-kubernetes-def-files": ["Files/kubernetes/namespace.yaml", "Files/kubernetes/deployment.yaml"],
+            "namespace": "curry"
+        }
+    });
+    let op = wait_op(&app, &task(&app, &id, "instantiate", instantiate).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let applied = server.received_requests().await.unwrap();
+    let deployment = applied.iter().find(|r| r.method.as_str() == "PATCH" && r.url.path().ends_with("/vdu2")).unwrap();
+    let deployment: Value = serde_json::from_slice(&deployment.body).unwrap();
+    assert_eq!(deployment["metadata"]["namespace"], "curry", "additionalParams.namespace wins over the manifest's");
+    assert_eq!(deployment["spec"]["replicas"], 2, "VDU2's instantiation level");
+    let instance = show_instance(&app, &id).await;
+    // The VNFD describes VDU1-VDU6; the manifests realize only VDU2 (Tacker does the same).
+    assert_eq!(vnfc_count(&instance, "VDU2"), 2, "{instance}");
+    assert_eq!(instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap().len(), 2, "{instance}");
+
+    // Scale out VDU2 by one step.
+    server.reset().await;
+    answer(
+        &server,
+        "PATCH",
+        &format!("{CURRY_DEPLOYMENTS}/vdu2/scale"),
+        &[],
+        200,
+        json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": {"name": "vdu2", "namespace": "curry"},
+            "spec": {"replicas": 3}, "status": {"replicas": 3, "selector": "app=webserver"}}),
+    )
+    .await;
+    let pod_c = "vdu2-6f7d8c9b5-g5h6i";
+    webserver_running(&server, 3, 2, &[pod_a, pod_b, pod_c]).await;
+    let scale = json!({"type": "SCALE_OUT", "aspectId": "vdu2_aspect", "numberOfSteps": 1});
+    let op = wait_op(&app, &task(&app, &id, "scale", scale).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let scaled: Value = serde_json::from_slice(&server.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(scaled, json!({"spec": {"replicas": 3}}));
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(vnfc_count(&instance, "VDU2"), 3, "{instance}");
+
+    // Heal one VNFC: its pod is deleted and the replacement keeps the VNFC id.
+    let vnfc = instance["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["computeResource"]["resourceId"] == pod_a)
+        .unwrap()["id"]
+        .clone();
+    server.reset().await;
+    let pod_d = "vdu2-6f7d8c9b5-j7k8l";
+    Mock::given(method("GET"))
+        .and(path(CURRY_PODS))
+        .and(query_param_is_missing("watch"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(pod_list(&[pod_a, pod_b, pod_c]).to_string(), "application/json"),
+        )
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    answer(&server, "DELETE", &format!("{CURRY_PODS}/{pod_a}"), &[], 200, webserver_pod(pod_a)).await;
+    webserver_running(&server, 3, 2, &[pod_d, pod_b, pod_c]).await;
+    let op =
+        wait_op(&app, &task(&app, &id, "heal", json!({"vnfcInstanceId": [vnfc]})).await, &["COMPLETED", "FAILED_TEMP"])
+            .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let instance = show_instance(&app, &id).await;
+    let healed = instance["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["id"] == vnfc)
+        .unwrap()
+        .clone();
+    assert_eq!(healed["computeResource"]["resourceId"], pod_d, "{instance}");
+
+    // change_vnfpkg_terminate: the objects are deleted, last first, and waited for.
+    server.reset().await;
+    answer(
+        &server,
+        "DELETE",
+        &format!("{CURRY_DEPLOYMENTS}/vdu2"),
+        &[("propagationPolicy", "Foreground")],
+        200,
+        webserver(3, 2),
+    )
+    .await;
+    answer(
+        &server,
+        "DELETE",
+        "/api/v1/namespaces/curry",
+        &[("propagationPolicy", "Foreground")],
+        200,
+        json!({"kind": "Namespace",
+        "apiVersion": "v1", "metadata": {"name": "curry"}, "status": {"phase": "Terminating"}}),
+    )
+    .await;
+    answer(&server, "GET", CURRY_PODS, &[("labelSelector", "app=webserver")], 200, pod_list(&[])).await;
+    let gone = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404});
+    answer(&server, "GET", &format!("{CURRY_DEPLOYMENTS}/vdu2"), &[], 404, gone.clone()).await;
+    answer(&server, "GET", "/api/v1/namespaces/curry", &[], 404, gone).await;
+    let op = wait_op(
+        &app,
+        &task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await,
+        &["COMPLETED", "FAILED_TEMP"],
+    )
+    .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let deletes: Vec<String> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() == "DELETE")
+        .map(|r| r.url.path().to_owned())
+        .collect();
+    assert_eq!(deletes, [format!("{CURRY_DEPLOYMENTS}/vdu2"), "/api/v1/namespaces/curry".to_owned()]);
+}
