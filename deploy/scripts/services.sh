@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts (and if missing, installs) the services solgate's tests need: PostgreSQL,
-# RabbitMQ, an OAuth 2.0 authorization server (npm `oidc-provider`) and OpenStack Keystone
-# (PyPI). Sourced by test.sh; usable alone: `deploy/scripts/services.sh`.
+# RabbitMQ, an OAuth 2.0 authorization server (npm `oidc-provider`), OpenStack Keystone
+# (PyPI), and the Prometheus and Alertmanager programs (Debian). Sourced by test.sh; usable alone: `deploy/scripts/services.sh`.
 # Exports SOLGATE_TEST_POSTGRES_URL, SOLGATE_TEST_AMQP_URL, SOLGATE_TEST_OIDC_URL and
 # SOLGATE_TEST_KEYSTONE_URL (with SOLGATE_TEST_KEYSTONE_PASSWORD) for the tests.
 # Never stops or changes a service it did not start; tests use their own databases and
@@ -257,12 +257,35 @@ CONF
     log "Keystone ready: $url"
 }
 
+# Prometheus and Alertmanager (Debian's packages): the fault and performance management
+# tests start private instances of their own (free ports, temporary data), so only the
+# programs are needed here. Exports SOLGATE_TEST_PROMETHEUS and SOLGATE_TEST_ALERTMANAGER.
+find_program() { # names...
+    local name
+    for name in "$@"; do
+        command -v "$name" 2>/dev/null && return 0
+        [ -x "/usr/bin/$name" ] && { echo "/usr/bin/$name"; return 0; }
+    done
+    return 1
+}
+
+ensure_monitoring() {
+    if ! find_program prometheus >/dev/null || ! find_program prometheus-alertmanager alertmanager >/dev/null; then
+        apt_install --no-install-recommends prometheus prometheus-alertmanager || return 1
+    fi
+    SOLGATE_TEST_PROMETHEUS="${SOLGATE_TEST_PROMETHEUS:-$(find_program prometheus)}" || return 1
+    SOLGATE_TEST_ALERTMANAGER="${SOLGATE_TEST_ALERTMANAGER:-$(find_program prometheus-alertmanager alertmanager)}" || return 1
+    export SOLGATE_TEST_PROMETHEUS SOLGATE_TEST_ALERTMANAGER
+    log "Prometheus $("$SOLGATE_TEST_PROMETHEUS" --version 2>&1 | head -n 1 | awk '{print $3}') and Alertmanager ready"
+}
+
 ensure_services() {
     local failed=0
     ensure_postgres || failed=1
     ensure_rabbitmq || failed=1
     ensure_oidc_provider || failed=1
     ensure_keystone || failed=1
+    ensure_monitoring || failed=1
     if [ "$failed" = 1 ]; then
         if [ "${CI:-}" = true ]; then
             log "a service the tests need is unavailable and CI=true: failing"

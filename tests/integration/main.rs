@@ -5,6 +5,7 @@
 
 mod helpers;
 mod lcm_support;
+mod monitoring;
 mod processes;
 mod recovery;
 mod release4;
