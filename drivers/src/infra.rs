@@ -242,6 +242,10 @@ pub struct InfraContext<'a> {
     /// The action undoes a failed operation (ROLLING_BACK): a driver that keeps revisions
     /// (Helm) returns to the one before the operation instead of making a new one.
     pub rolling_back: bool,
+    /// The operation's request, the instance before it, the GrantRequest and the Grant, in
+    /// the shapes Tacker gives a package's LCM operation user data (OpenStack). Given when
+    /// the request's `additionalParams` declare user data; `None` otherwise.
+    pub lcm_input: Option<&'a crate::script::ScriptInput>,
 }
 
 /// A failed infra action, with what the VIM holds after it (so a retry or a rollback

@@ -154,6 +154,7 @@ fn driver() -> OpenStackDriver {
         cancel_poll: Duration::from_millis(10),
         stack_timeout_mins: 20,
         trust: solgate_drivers::VimTrust::default(),
+        scripts: Default::default(),
     }
 }
 
@@ -207,6 +208,7 @@ async fn execute_on(
         run: 1,
         cancelled,
         rolling_back: false,
+        lcm_input: None,
     };
     driver.execute(ctx, action).await
 }
