@@ -1021,7 +1021,7 @@ impl HeatRun<'_, '_> {
             &input,
             self.ctx.rolling_back,
         );
-        let fields = self.cancel.guard("LCM operation user data", run).await?;
+        let fields = self.cancel.guard("Heat stack fields", run).await?;
         StackFields::parse(&fields).map(Some).map_err(|error| {
             failed(format!("LCM operation user data {} ({}) returned unusable fields: {error}", declared.module, declared.class))
         })
