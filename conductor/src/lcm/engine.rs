@@ -23,7 +23,7 @@ use solgate_drivers::{InfraAction, InfraContext, InfraDriver, Inventory, VimConn
 use solgate_vnfpkg::PackageContents;
 
 use crate::context::{ConductorContext, ConductorError};
-use crate::lcm::grant;
+use crate::lcm::{grant, scripts};
 use crate::nfvo::{GrantAnswer, GrantError};
 /// An occurrence this conductor took up, and which work it took up. While it lives, the
 /// occurrence counts as running here (recovery leaves it alone).
@@ -456,9 +456,16 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         Ok(package) => package,
         Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
     };
-    let outcome = match &plan.infra {
-        None => Ok(current.clone()),
-        Some(work) => match driver_for(&job, plan.vim.as_ref()) {
+    // The package's own scripts (Vnflcm management hooks, LCM operation user data).
+    let scripts = package_scripts(&job, &plan, &package.1, rolling_back).await;
+    let started = match &scripts {
+        Some(scripts) => scripts.hook(&job.ctx, true).await,
+        None => Ok(()),
+    };
+    let outcome = match (&plan.infra, started) {
+        (_, Err(error)) => Err(solgate_drivers::DriverError::new(error)),
+        (None, Ok(())) => Ok(current.clone()),
+        (Some(work), Ok(())) => match driver_for(&job, plan.vim.as_ref()) {
             Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
             Ok((driver, vim)) => {
                 let Some(action) = infra_action(work, &plan) else {
@@ -496,6 +503,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                         run,
                         cancelled: &is_cancelled,
                         rolling_back,
+                        lcm_input: scripts.as_ref().map(|scripts| &scripts.input),
                     };
                     tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
                     match driver.execute(ctx, action).await {
@@ -524,6 +532,13 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             }
         },
     };
+    let outcome = match (outcome, &scripts) {
+        (Ok(inventory), Some(scripts)) => match scripts.hook(&job.ctx, false).await {
+            Ok(()) => Ok(inventory),
+            Err(error) => Err(solgate_drivers::DriverError::new(error).with_partial(inventory)),
+        },
+        (other, _) => other,
+    };
     match outcome {
         Ok(inventory) => finish(&mut job, plan, package, current, inventory, rolling_back).await,
         Err(error) => {
@@ -540,6 +555,31 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             transition(&mut job, change).await
         }
     }
+}
+
+/// The package's scripts that take part in this run (`None`, at no cost, when it declares
+/// none for the operation and the request no user data).
+async fn package_scripts(
+    job: &Job,
+    plan: &OperationPlan,
+    package: &PackageContents,
+    rolling_back: bool,
+) -> Option<scripts::OperationScripts> {
+    let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
+    if !additional.is_object() {
+        additional = json!({});
+    }
+    if !scripts::may_take_part(plan, &job.instance, job.op.operation(), package, &additional, rolling_back) {
+        return None;
+    }
+    if let Err(error) = job.ctx.secrets.open(&mut additional) {
+        tracing::warn!(op = %job.op.id, %error, "additionalParams cannot be opened for the package's scripts");
+        return None;
+    }
+    let package_dir = job.ctx.package_dir(&job.instance.vnf_pkg_id);
+    let package_dir = plan.new_package_id.as_deref().map_or(package_dir, |id| job.ctx.package_dir(id));
+    scripts::prepare(&job.ctx, job.major, &job.instance, &job.op, plan, package, &package_dir, &additional, rolling_back)
+        .await
 }
 
 /// VnfLcmOpOcc `warnings` (SOL003 V3.5.1 on, VNF LCM 2.1.0): what went wrong in the
