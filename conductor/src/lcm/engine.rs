@@ -578,8 +578,18 @@ async fn package_scripts(
     }
     let package_dir = job.ctx.package_dir(&job.instance.vnf_pkg_id);
     let package_dir = plan.new_package_id.as_deref().map_or(package_dir, |id| job.ctx.package_dir(id));
-    scripts::prepare(&job.ctx, job.major, &job.instance, &job.op, plan, package, &package_dir, &additional, rolling_back)
-        .await
+    scripts::prepare(
+        &job.ctx,
+        job.major,
+        &job.instance,
+        &job.op,
+        plan,
+        package,
+        &package_dir,
+        &additional,
+        rolling_back,
+    )
+    .await
 }
 
 /// VnfLcmOpOcc `warnings` (SOL003 V3.5.1 on, VNF LCM 2.1.0): what went wrong in the

@@ -110,8 +110,15 @@ pub(crate) async fn prepare(
         request = json!({});
     }
     request["additionalParams"] = additional.clone();
-    let grant_request =
-        grant::grant_request(major, &ctx.links, instance, op, plan, flavour, Some(additional).filter(|a| a.is_object()));
+    let grant_request = grant::grant_request(
+        major,
+        &ctx.links,
+        instance,
+        op,
+        plan,
+        flavour,
+        Some(additional).filter(|a| a.is_object()),
+    );
     let stored = if ctx.nfvo.is_some() {
         let (id, db_major) = (op.id.clone(), major);
         ctx.db_run(move |conn| lcm::find_grant(conn, db_major, &id)).await.ok().flatten()

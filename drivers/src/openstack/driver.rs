@@ -89,6 +89,7 @@ use sha2::{Digest, Sha256};
 use solgate_vnfpkg::{CpKind, Flavour, Vnfd};
 use tokio::time::Instant;
 
+use super::user_data::{self, StackFields};
 use super::{
     CreateStackRequest, HeatClient, NovaClient, OpenStackError, Stack, StackResource, UpdateStackRequest,
     VimCredentials, WaitOptions, parse_hot,
@@ -97,7 +98,6 @@ use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_OPENSTACK,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
-use super::user_data::{self, StackFields};
 use crate::run::{ActionRun, CancelGuard, Halt, VimFailure, failed, run_action, vim_failure, vnfd_flavour};
 use crate::script::{self, ScriptError};
 
@@ -1005,10 +1005,9 @@ impl HeatRun<'_, '_> {
         let input = self.ctx.lcm_input.ok_or_else(|| {
             failed("the request declares LCM operation user data, but the operation's documents were not given")
         })?;
-        let package = self
-            .ctx
-            .package_dir
-            .ok_or_else(|| failed("the request declares LCM operation user data, but the VNF package is not at hand"))?;
+        let package = self.ctx.package_dir.ok_or_else(|| {
+            failed("the request declares LCM operation user data, but the VNF package is not at hand")
+        })?;
         let mut input = input.clone();
         let stack_id = self.state.stack_id.as_ref().map(|_| self.state.identifier());
         input.vnf_instance =
@@ -1023,7 +1022,10 @@ impl HeatRun<'_, '_> {
         );
         let fields = self.cancel.guard("Heat stack fields", run).await?;
         StackFields::parse(&fields).map(Some).map_err(|error| {
-            failed(format!("LCM operation user data {} ({}) returned unusable fields: {error}", declared.module, declared.class))
+            failed(format!(
+                "LCM operation user data {} ({}) returned unusable fields: {error}",
+                declared.module, declared.class
+            ))
         })
     }
 

@@ -1173,3 +1173,166 @@ async fn vlan_subports_of_an_external_cp_become_a_trunk_on_its_port() {
             .unwrap_err();
     assert!(error.message.contains("segmentationType \"INHERIT\" is not possible"), "{}", error.message);
 }
+
+/// The sample package with Tacker's `basic_lcms_max` user data class (unchanged) in it.
+fn package_with_tackers_user_data() -> Package {
+    let user_data = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/tacker-samples/basic_lcms_max/UserData/userdata.py"),
+    )
+    .unwrap();
+    package(
+        &CsarBuilder::sample()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("BaseHOT/simple/nested/VDU1.yaml", NESTED_VDU1)
+            .file("UserData/__init__.py", "")
+            .file("UserData/userdata.py", &user_data),
+    )
+}
+
+/// The InstantiateVnfRequest, VNF instance, GrantRequest (the conductor's, as Tacker builds
+/// it: a COMPUTE resource per new VNFC) and Grant (the local NFVO's) of the instantiation.
+fn instantiate_input(additional: &Value) -> solgate_drivers::script::ScriptInput {
+    let mut request = json!({"flavourId": "simple", "extVirtualLinks": plan(2).ext_virtual_links});
+    request["additionalParams"] = additional.clone();
+    let add = |id: &str, vdu: &str| json!({"id": id, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu});
+    solgate_drivers::script::ScriptInput {
+        request,
+        vnf_instance: json!({"id": INSTANCE, "vnfdId": solgate_vnfpkg::testing::SAMPLE_VNFD_ID,
+            "instantiationState": "NOT_INSTANTIATED"}),
+        grant_request: json!({"operation": "INSTANTIATE", "vnfInstanceId": INSTANCE,
+            "addResources": [add("c-1", "VDU1"), add("c-2", "VDU1"), add("c-3", "VDU2")]}),
+        grant: json!({"id": "g-1", "addResources": [{"resourceDefinitionId": "c-1"},
+            {"resourceDefinitionId": "c-2"}, {"resourceDefinitionId": "c-3"}]}),
+    }
+}
+
+/// A realize on an instance without resources, with the operation's documents.
+async fn realize_with_input(
+    server: &MockServer,
+    pkg: &Package,
+    params: &Value,
+    input: &solgate_drivers::script::ScriptInput,
+    plan: &DeploymentPlan,
+) -> Result<Inventory, DriverError> {
+    let (vim, current, cancelled) = (vim(server), Inventory::default(), never());
+    let ctx = InfraContext {
+        instance_id: INSTANCE,
+        vim: &vim,
+        vnfd: &pkg.vnfd,
+        package_dir: Some(&pkg.path),
+        current: &current,
+        additional_params: params,
+        attempt: 1,
+        run: 1,
+        cancelled: &cancelled,
+        rolling_back: false,
+        lcm_input: Some(input),
+    };
+    driver().execute(ctx, InfraAction::Realize { plan }).await
+}
+
+/// Tacker's sample user data runs the instantiation; the stack body is what Tacker sends for
+/// these inputs: the class's fields (template and nested files as the YAML text it dumped, the
+/// `nfv` it made: capacities from the grant request, flavour and image from the VNFD, the
+/// network from extVirtualLinks, additionalParams.nfv merged) plus `stack_name` and
+/// `timeout_mins`. Later operations without user data keep its template (Tacker's default
+/// user data changes only `desired_capacity`), then heal and terminate.
+#[tokio::test]
+async fn tackers_sample_user_data_runs_a_life_cycle() {
+    let pkg = package_with_tackers_user_data();
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_vnf.json", &[]).await;
+    let params = json!({
+        "lcm-operation-user-data": "./UserData/userdata.py",
+        "lcm-operation-user-data-class": "UserData",
+        "nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}
+    });
+    let input = instantiate_input(&params);
+    let plan2 = plan(2);
+    let before = realize_with_input(&server, &pkg, &params, &input, &plan2).await.unwrap();
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    assert_eq!(posts.len(), 1);
+    let body: Value = posts[0].body_json().unwrap();
+    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["stack_name", "template", "files", "parameters", "timeout_mins"], "{body}");
+    assert_eq!(body["stack_name"], STACK);
+    assert_eq!(body["timeout_mins"], 20);
+    // Heat gets the text the class dumped (yaml.safe_dump of the BaseHOT it read), unchanged.
+    let template = body["template"].as_str().expect("the template as the class's YAML text");
+    let parse = |text: &str| solgate_drivers::openstack::parse_hot(text).unwrap();
+    assert_eq!(parse(template), parse(TOP_HOT));
+    assert_eq!(parse(body["files"]["VDU1.yaml"].as_str().unwrap()), parse(NESTED_VDU1));
+    assert_eq!(
+        body["parameters"],
+        json!({"nfv": {
+            "VDU": {
+                "VDU1": {"desired_capacity": 2, "computeFlavourId": "m1.tiny", "vcImageId": "sample-image"},
+                "VDU2": {"computeFlavourId": "m1.small", "vcImageId": "sample-image"}
+            },
+            "CP": {"VDU1_CP1": {"network": EXT_NET}}
+        }})
+    );
+    assert_eq!(servers_of(&before, "VDU1").len(), 2);
+    assert_eq!(before.vim_state["userData"], true);
+
+    // Scale out without user data: the user data's template stays, only desired_capacity changes.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_out.json"],
+    )
+    .await;
+    let plan3 = plan(3);
+    let scaled =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Realize { plan: &plan3 }, &never()).await.unwrap();
+    let patches = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    let body: Value = patches[0].body_json().unwrap();
+    assert!(body.get("template").is_none() && body.get("files").is_none(), "{body}");
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 3);
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU2"]["computeFlavourId"], "m1.small");
+    assert_eq!(body["parameters"]["nfv"]["CP"]["VDU1_CP1"]["network"], EXT_NET);
+    assert_eq!(servers_of(&scaled, "VDU1").len(), 3);
+
+    // Terminate.
+    let server = next_server(&["openstack/heat_stack_delete.json"]).await;
+    let after = execute(&server, &pkg, &scaled, json!({}), InfraAction::Teardown, &never()).await.unwrap();
+    assert!(after.is_empty());
+}
+
+/// A user data class that fails, or a request naming only half of the user data, fails the
+/// operation before Heat is asked to create anything.
+#[tokio::test]
+async fn failing_user_data_fails_before_any_stack_is_made() {
+    let pkg = package(
+        &CsarBuilder::sample()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("UserData/__init__.py", "")
+            .file("UserData/broken.py", "class Broken:\n    @staticmethod\n    def instantiate(*args):\n        raise RuntimeError('cannot reach the license server')\n"),
+    );
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    let params = json!({"lcm-operation-user-data": "./UserData/broken.py", "lcm-operation-user-data-class": "Broken"});
+    let input = instantiate_input(&params);
+    let plan2 = plan(2);
+    let error = realize_with_input(&server, &pkg, &params, &input, &plan2).await.unwrap_err();
+    assert!(!error.transient);
+    assert!(
+        error.message.contains("LCM operation user data ./UserData/broken.py (Broken.instantiate) failed"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.ends_with("RuntimeError: cannot reach the license server"), "{}", error.message);
+    let half = json!({"lcm-operation-user-data": "./UserData/broken.py"});
+    let error = realize_with_input(&server, &pkg, &half, &input, &plan2).await.unwrap_err();
+    assert!(
+        error.message.contains("must give both lcm-operation-user-data and lcm-operation-user-data-class"),
+        "{}",
+        error.message
+    );
+    assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
+}

@@ -182,9 +182,10 @@ async fn an_interpreter_that_prints_garbage_is_not_taken_at_its_word() {
     std::os::unix::fs::PermissionsExt::set_mode(&mut std::fs::metadata(&fake).unwrap().permissions(), 0o755);
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let settings = ScriptSettings { python: fake, timeout: Duration::from_secs(30) };
-    let error = run_user_data(&settings, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", json!({})), false)
-        .await
-        .unwrap_err();
+    let error =
+        run_user_data(&settings, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", json!({})), false)
+            .await
+            .unwrap_err();
     assert!(matches!(error, ScriptError::BadResult { .. }), "{error}");
     assert!(error.to_string().contains("returned no valid result (not JSON"), "{error}");
 }
@@ -196,21 +197,36 @@ async fn names_from_the_request_reach_no_shell() {
     let touched = marker.path().join("pwned");
     let module = format!("./UserData/samples.py; touch {}", touched.display());
     let class = format!("Samples$(touch {})", touched.display());
-    let error = run_user_data(&settings(Duration::from_secs(30)), pkg.path(), &module, &class, &input("SCALE", json!({})), false)
-        .await
-        .unwrap_err();
+    let error = run_user_data(
+        &settings(Duration::from_secs(30)),
+        pkg.path(),
+        &module,
+        &class,
+        &input("SCALE", json!({})),
+        false,
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(error, ScriptError::Failed { .. }), "{error}");
     assert!(!touched.exists(), "a name ran a command");
     // A module outside the package is refused before anything runs.
-    let error = run_user_data(&settings(Duration::from_secs(30)), pkg.path(), "../../etc/passwd", "X", &input("SCALE", json!({})), false)
-        .await
-        .unwrap_err();
+    let error = run_user_data(
+        &settings(Duration::from_secs(30)),
+        pkg.path(),
+        "../../etc/passwd",
+        "X",
+        &input("SCALE", json!({})),
+        false,
+    )
+    .await
+    .unwrap_err();
     assert!(error.to_string().contains("leaves the VNF package"), "{error}");
     // An interpreter that does not exist is named.
     let missing = ScriptSettings { python: "/nonexistent/python3".into(), timeout: Duration::from_secs(5) };
-    let error = run_user_data(&missing, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", json!({})), false)
-        .await
-        .unwrap_err();
+    let error =
+        run_user_data(&missing, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", json!({})), false)
+            .await
+            .unwrap_err();
     assert!(error.to_string().contains("the Python interpreter /nonexistent/python3 cannot be run"), "{error}");
 }
 
@@ -231,8 +247,7 @@ async fn tackers_sample_management_script_runs_and_a_failing_one_fails_with_its_
     let error = failed.unwrap_err().to_string();
     assert!(error.contains(&format!("{operation} script ../Scripts/sample_script.py failed")), "{error}");
     assert!(error.ends_with(&format!("test {operation} error")), "{error}");
-    let error = run_mgmt_script(&settings, &fixtures, "../Scripts/missing.py", "instantiate_start", &input)
-        .await
-        .unwrap_err();
+    let error =
+        run_mgmt_script(&settings, &fixtures, "../Scripts/missing.py", "instantiate_start", &input).await.unwrap_err();
     assert!(error.to_string().contains("has no such file"), "{error}");
 }

@@ -447,7 +447,8 @@ fn a_vip_cp_names_its_virtual_link_and_target_cps() {
 /// no script.
 #[test]
 fn vnflcm_interface_scripts_are_read_per_flavour() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../drivers/tests/fixtures/tacker-samples/test_helm_instantiate");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../drivers/tests/fixtures/tacker-samples/test_helm_instantiate");
     let zip = zip_directory(&dir).unwrap();
     let mut file = tempfile::NamedTempFile::new().unwrap();
     std::io::Write::write_all(&mut file, &zip).unwrap();
