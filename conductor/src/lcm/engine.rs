@@ -457,9 +457,9 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
     };
     // The package's own scripts (Vnflcm management hooks, LCM operation user data).
-    let scripts = package_scripts(&job, &plan, &package.1, rolling_back).await;
+    let scripts = Box::pin(package_scripts(&job, &plan, &package.1, rolling_back)).await;
     let started = match &scripts {
-        Some(scripts) => scripts.hook(&job.ctx, true).await,
+        Some(scripts) => Box::pin(scripts.hook(&job.ctx, true)).await,
         None => Ok(()),
     };
     let outcome = match (&plan.infra, started) {
@@ -533,7 +533,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         },
     };
     let outcome = match (outcome, &scripts) {
-        (Ok(inventory), Some(scripts)) => match scripts.hook(&job.ctx, false).await {
+        (Ok(inventory), Some(scripts)) => match Box::pin(scripts.hook(&job.ctx, false)).await {
             Ok(()) => Ok(inventory),
             Err(error) => Err(solgate_drivers::DriverError::new(error).with_partial(inventory)),
         },
@@ -564,7 +564,7 @@ async fn package_scripts(
     plan: &OperationPlan,
     package: &PackageContents,
     rolling_back: bool,
-) -> Option<scripts::OperationScripts> {
+) -> Option<Box<scripts::OperationScripts>> {
     let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
     if !additional.is_object() {
         additional = json!({});
@@ -590,6 +590,7 @@ async fn package_scripts(
         rolling_back,
     )
     .await
+    .map(Box::new)
 }
 
 /// VnfLcmOpOcc `warnings` (SOL003 V3.5.1 on, VNF LCM 2.1.0): what went wrong in the

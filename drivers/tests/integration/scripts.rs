@@ -62,7 +62,7 @@ fn package() -> tempfile::TempDir {
     dir
 }
 
-fn input(operation: &str, additional: Value) -> ScriptInput {
+fn input(operation: &str, additional: &Value) -> ScriptInput {
     ScriptInput {
         request: json!({"additionalParams": additional}),
         vnf_instance: json!({"id": "inst-1", "vnfdId": "vnfd-1"}),
@@ -75,7 +75,7 @@ fn settings(timeout: Duration) -> ScriptSettings {
     ScriptSettings { python: "python3".into(), timeout }
 }
 
-async fn user_data(pkg: &Path, operation: &str, additional: Value, timeout: Duration) -> Result<Value, ScriptError> {
+async fn user_data(pkg: &Path, operation: &str, additional: &Value, timeout: Duration) -> Result<Value, ScriptError> {
     run_user_data(&settings(timeout), pkg, "./UserData/samples.py", "Samples", &input(operation, additional), false)
         .await
 }
@@ -113,7 +113,7 @@ fn assert_nothing_left(pids_file: &Path) {
 #[tokio::test]
 async fn a_class_gets_tackers_inputs_in_a_clean_environment_and_its_prints_stay_out_of_the_result() {
     let pkg = package();
-    let fields = user_data(pkg.path(), "INSTANTIATE", json!({}), Duration::from_secs(30)).await.unwrap();
+    let fields = user_data(pkg.path(), "INSTANTIATE", &json!({}), Duration::from_secs(30)).await.unwrap();
     assert_eq!(fields["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 1);
     let seen = &fields["seen"];
     assert_eq!(seen["vnfdId"], "vnfd-1");
@@ -137,7 +137,7 @@ async fn a_class_gets_tackers_inputs_in_a_clean_environment_and_its_prints_stay_
 #[tokio::test]
 async fn a_class_that_raises_fails_with_its_traceback_tail() {
     let pkg = package();
-    let error = user_data(pkg.path(), "SCALE", json!({}), Duration::from_secs(30)).await.unwrap_err();
+    let error = user_data(pkg.path(), "SCALE", &json!({}), Duration::from_secs(30)).await.unwrap_err();
     let text = error.to_string();
     assert!(matches!(error, ScriptError::Failed { .. }), "{text}");
     assert!(
@@ -153,7 +153,7 @@ async fn a_class_that_hangs_is_killed_with_what_it_started_at_the_timeout() {
     let pids = tempfile::tempdir().unwrap();
     let pids_file = pids.path().join("pids.json");
     let started = Instant::now();
-    let error = user_data(pkg.path(), "HEAL", json!({"pids": pids_file}), Duration::from_secs(2)).await.unwrap_err();
+    let error = user_data(pkg.path(), "HEAL", &json!({"pids": pids_file}), Duration::from_secs(2)).await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
     assert!(matches!(error, ScriptError::TimedOut { .. }), "{error}");
     assert!(error.to_string().contains("did not finish within 2s and was killed"), "{error}");
@@ -165,7 +165,7 @@ async fn a_class_that_returns_garbage_fails_clearly_and_leaves_nothing() {
     let pkg = package();
     let pids = tempfile::tempdir().unwrap();
     let pids_file = pids.path().join("pids.json");
-    let error = user_data(pkg.path(), "CHANGE_EXT_CONN", json!({"pids": pids_file}), Duration::from_secs(30))
+    let error = user_data(pkg.path(), "CHANGE_EXT_CONN", &json!({"pids": pids_file}), Duration::from_secs(30))
         .await
         .unwrap_err();
     assert!(error.to_string().contains("returned str instead of a dict of Heat stack fields"), "{error}");
@@ -183,7 +183,7 @@ async fn an_interpreter_that_prints_garbage_is_not_taken_at_its_word() {
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let settings = ScriptSettings { python: fake, timeout: Duration::from_secs(30) };
     let error =
-        run_user_data(&settings, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", json!({})), false)
+        run_user_data(&settings, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", &json!({})), false)
             .await
             .unwrap_err();
     assert!(matches!(error, ScriptError::BadResult { .. }), "{error}");
@@ -202,7 +202,7 @@ async fn names_from_the_request_reach_no_shell() {
         pkg.path(),
         &module,
         &class,
-        &input("SCALE", json!({})),
+        &input("SCALE", &json!({})),
         false,
     )
     .await
@@ -215,7 +215,7 @@ async fn names_from_the_request_reach_no_shell() {
         pkg.path(),
         "../../etc/passwd",
         "X",
-        &input("SCALE", json!({})),
+        &input("SCALE", &json!({})),
         false,
     )
     .await
@@ -224,7 +224,7 @@ async fn names_from_the_request_reach_no_shell() {
     // An interpreter that does not exist is named.
     let missing = ScriptSettings { python: "/nonexistent/python3".into(), timeout: Duration::from_secs(5) };
     let error =
-        run_user_data(&missing, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", json!({})), false)
+        run_user_data(&missing, pkg.path(), "./UserData/samples.py", "Samples", &input("SCALE", &json!({})), false)
             .await
             .unwrap_err();
     assert!(error.to_string().contains("the Python interpreter /nonexistent/python3 cannot be run"), "{error}");
@@ -235,7 +235,7 @@ async fn names_from_the_request_reach_no_shell() {
 #[tokio::test]
 async fn tackers_sample_management_script_runs_and_a_failing_one_fails_with_its_message() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tacker-samples/test_helm_instantiate");
-    let input = input("INSTANTIATE", json!({}));
+    let input = input("INSTANTIATE", &json!({}));
     let settings = settings(Duration::from_secs(30));
     run_mgmt_script(&settings, &fixtures, "../Scripts/sample_script.py", "instantiate_start", &input).await.unwrap();
     // The sample fails an operation when /tmp/<operation> exists (Tacker's error-handling tests).
