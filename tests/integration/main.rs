@@ -18,6 +18,7 @@ mod nfvo;
 mod nfvo_notifications;
 mod notifications;
 mod pkgm_subscriptions;
+mod package_scripts;
 mod releases;
 mod scale_out;
 mod secrets_at_rest;
