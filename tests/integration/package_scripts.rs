@@ -51,7 +51,8 @@ if __name__ == "__main__":
 "#;
 
 fn package_with_hooks() -> Vec<u8> {
-    let operations = ["instantiate_start", "instantiate_end", "scale_start", "scale_end", "terminate_start", "terminate_end"];
+    let operations =
+        ["instantiate_start", "instantiate_end", "scale_start", "scale_end", "terminate_start", "terminate_end"];
     let interface: String = operations
         .iter()
         .map(|operation| format!("          {operation}:\n            implementation: hook-script\n"))
@@ -75,11 +76,7 @@ fn package_with_hooks() -> Vec<u8> {
 }
 
 fn records(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    std::fs::read_to_string(path).unwrap_or_default().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
 }
 
 fn operations(path: &std::path::Path) -> Vec<String> {

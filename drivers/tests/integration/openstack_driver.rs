@@ -1280,6 +1280,59 @@ async fn tackers_sample_user_data_runs_a_life_cycle() {
     assert_eq!(servers_of(&before, "VDU1").len(), 2);
     assert_eq!(before.vim_state["userData"], true);
 
+    // Heal naming the class, which implements only instantiate: Tacker's abstract method
+    // raises, and nothing is marked or updated.
+    let server = next_server_settled("CREATE_COMPLETE", &[]).await;
+    let healed_id = before.vnfc_resources[0].id.clone();
+    let ids = [healed_id.clone()];
+    let mut heal_input = instantiate_input(&params);
+    heal_input.grant_request = json!({"operation": "HEAL", "vnfInstanceId": INSTANCE});
+    let (heal_vim, cancelled) = (vim(&server), never());
+    let ctx = InfraContext {
+        instance_id: INSTANCE,
+        vim: &heal_vim,
+        vnfd: &pkg.vnfd,
+        package_dir: Some(&pkg.path),
+        current: &before,
+        additional_params: &params,
+        attempt: 1,
+        run: 1,
+        cancelled: &cancelled,
+        rolling_back: false,
+        lcm_input: Some(&heal_input),
+    };
+    let error = driver().execute(ctx, InfraAction::Heal { plan: &plan2, vnfc_ids: &ids }).await.unwrap_err();
+    assert!(error.message.contains("(UserData.heal) failed"), "{}", error.message);
+    assert!(
+        error.message.ends_with("UserDataClassNotImplemented: The user data class does not implement this operation."),
+        "{}",
+        error.message
+    );
+    assert!(received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await.is_empty());
+
+    // Heal without user data (Tacker's default: the same parameters): the server is marked
+    // unhealthy and the stack updated; the replacement keeps the VNFC id.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_healed.json"],
+    )
+    .await;
+    mount_member1_server(&server, SERVER1).await;
+    let mark = format!("{HEAT}/stacks/{MEMBER1_STACK}/resources/VDU1");
+    mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": mark}, "response": {"status": 200}}]))
+        .await;
+    let healed =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Heal { plan: &plan2, vnfc_ids: &ids }, &never())
+            .await
+            .unwrap();
+    assert_eq!(received(&server, "PATCH", &mark).await.len(), 1);
+    let update = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    let body: Value = update[0].body_json().unwrap();
+    assert!(body.get("template").is_none(), "{body}");
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 2);
+    assert_eq!(servers_of(&healed, "VDU1")[0], (healed_id, SERVER1_HEALED.to_owned()));
+    let before = healed;
+
     // Scale out without user data: the user data's template stays, only desired_capacity changes.
     let server = next_server_settled(
         "CREATE_COMPLETE",
