@@ -38,79 +38,9 @@ const EXT_NET: &str = "a1e4d3c2-7b6f-4e5d-9c8b-0a1f2e3d4c5b";
 
 /// Top template in Tacker's sample style: VDU1 in an AutoScalingGroup sized by
 /// `nfv.VDU.VDU1.desired_capacity`, VDU2 a plain server with a volume and an internal port.
-const TOP_HOT: &str = "\
-heat_template_version: 2013-05-23
-description: Simple flavour of the sample VNF
-parameters:
-  nfv:
-    type: json
-resources:
-  VDU1_scale_group:
-    type: OS::Heat::AutoScalingGroup
-    properties:
-      min_size: 1
-      max_size: 4
-      desired_capacity: { get_param: [ nfv, VDU, VDU1, desired_capacity ] }
-      resource:
-        type: VDU1.yaml
-        properties:
-          flavor: { get_param: [ nfv, VDU, VDU1, computeFlavourId ] }
-          image: { get_param: [ nfv, VDU, VDU1, vcImageId ] }
-          net1: { get_param: [ nfv, CP, VDU1_CP1, network ] }
-          net2: { get_resource: internalVL1 }
-  VDU2:
-    type: OS::Nova::Server
-    properties:
-      flavor: { get_param: [ nfv, VDU, VDU2, computeFlavourId ] }
-      image: { get_param: [ nfv, VDU, VDU2, vcImageId ] }
-      networks:
-        - port: { get_resource: VDU2_CP1 }
-      block_device_mapping_v2:
-        - device_name: vdb
-          volume_id: { get_resource: VirtualStorage }
-          boot_index: -1
-  VirtualStorage:
-    type: OS::Cinder::Volume
-    properties:
-      size: 2
-  VDU2_CP1:
-    type: OS::Neutron::Port
-    properties:
-      network: { get_resource: internalVL1 }
-  internalVL1:
-    type: OS::Neutron::Net
-  internalVL1_subnet:
-    type: OS::Neutron::Subnet
-    properties:
-      network: { get_resource: internalVL1 }
-      cidr: 192.168.10.0/24
-";
+const TOP_HOT: &str = include_str!("../fixtures/openstack/basehot/sample_hot.yaml");
 
-const NESTED_VDU1: &str = "\
-heat_template_version: 2013-05-23
-parameters:
-  flavor: { type: string }
-  image: { type: string }
-  net1: { type: string }
-  net2: { type: string }
-resources:
-  VDU1:
-    type: OS::Nova::Server
-    properties:
-      flavor: { get_param: flavor }
-      image: { get_param: image }
-      networks:
-        - port: { get_resource: VDU1_CP1 }
-        - port: { get_resource: VDU1_CP2 }
-  VDU1_CP1:
-    type: OS::Neutron::Port
-    properties:
-      network: { get_param: net1 }
-  VDU1_CP2:
-    type: OS::Neutron::Port
-    properties:
-      network: { get_param: net2 }
-";
+const NESTED_VDU1: &str = include_str!("../fixtures/openstack/basehot/VDU1.yaml");
 
 struct Package {
     _dir: tempfile::TempDir,
