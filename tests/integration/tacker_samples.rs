@@ -4,7 +4,10 @@
 //! - `test_helm_instantiate` on an `ETSINFV.HELM.V_3` VIM (`helm_instantiate`,
 //!   `helm_scale_out`, `helm_terminate`);
 //! - `test_change_vnf_pkg_with_deployment` on an `ETSINFV.KUBERNETES.V_1` VIM
-//!   (`change_vnfpkg_instantiate`, a scale out, a heal, `change_vnfpkg_terminate`).
+//!   (`change_vnfpkg_instantiate`, a scale out, a heal, `change_vnfpkg_terminate`);
+//! - the LCM operation user data class of `basic_lcms_max` (`UserData/userdata.py`) in an
+//!   OpenStack VNF (`ETSINFV.OPENSTACK_KEYSTONE.V_3`) on the recorded Keystone and Heat
+//!   exchanges of `drivers/tests/fixtures/openstack`.
 //!
 //! No cluster and no helm run here: `helm` is the stand-in of `drivers/tests/fixtures/helm`
 //! (answers as helm 3 does, records its calls), the Kubernetes API a wiremock server
