@@ -251,3 +251,38 @@ async fn tackers_sample_management_script_runs_and_a_failing_one_fails_with_its_
         run_mgmt_script(&settings, &fixtures, "../Scripts/missing.py", "instantiate_start", &input).await.unwrap_err();
     assert!(error.to_string().contains("has no such file"), "{error}");
 }
+
+/// The fields solgate's runner and support modules make of Tacker's sample user data are
+/// those Tacker's own modules made of the same inputs (recorded with Tacker 16.0.0 by
+/// `tests/fixtures/tacker-samples/record_user_data.py`): `basic_lcms_max`'s class for an
+/// instantiation, Tacker's `StandardUserData` (the `userdata_standard` sample) for
+/// instantiate, scale out, scale in, heal and change_ext_conn. Template and file texts
+/// included, byte for byte.
+#[tokio::test]
+async fn tackers_sample_user_data_makes_the_fields_tacker_made() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tacker-samples");
+    let mut names: Vec<_> = std::fs::read_dir(samples.join("recorded")).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    assert_eq!(names.len(), 6, "{names:?}");
+    for path in names {
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let inputs = &case["inputs"];
+        let input = ScriptInput {
+            request: inputs["request"].clone(),
+            vnf_instance: inputs["vnf_instance"].clone(),
+            grant_request: inputs["grant_request"].clone(),
+            grant: inputs["grant_response"].clone(),
+        };
+        let fields = run_user_data(
+            &settings(Duration::from_secs(60)),
+            &samples.join(case["package"].as_str().unwrap()),
+            case["user_data"].as_str().unwrap(),
+            case["user_data_class"].as_str().unwrap(),
+            &input,
+            inputs["is_rollback"] == true,
+        )
+        .await
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        assert_eq!(fields, case["fields"], "{}", path.display());
+    }
+}

@@ -470,3 +470,20 @@ fn vnflcm_interface_scripts_are_read_per_flavour() {
     let err = inspect(&broken).unwrap_err().to_string();
     assert!(err.contains("artifact install-script of Vnflcm operation heal_start is of type"), "{err}");
 }
+
+/// Tacker's OpenStack sample packages (vendored unchanged) onboard; `basic_lcms_max`
+/// declares its Vnflcm operations without scripts (`[]`), `userdata_standard` one script for
+/// twelve of them.
+#[test]
+fn tackers_openstack_samples_onboard_with_their_vnflcm_scripts() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../drivers/tests/fixtures/tacker-samples");
+    for (name, scripts) in [("basic_lcms_max", 0), ("userdata_standard", 12)] {
+        let zip = zip_directory(&samples.join(name)).unwrap();
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut file, &zip).unwrap();
+        let contents = crate::inspect(file.path(), &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let flavour = contents.vnfd.flavour("simple").unwrap();
+        assert_eq!(flavour.lcm_scripts.len(), scripts, "{name}: {:?}", flavour.lcm_scripts);
+        assert!(flavour.lcm_scripts.values().all(|file| file == "../Scripts/sample_script.py"), "{name}");
+    }
+}
