@@ -75,7 +75,7 @@ pub struct DeploymentPlan {
 /// The placement and VIM assets of a Grant (SOL003 v3.3.1 9.5.2.3), per VDU, as Tacker's
 /// drivers use them: the zone of the VDU's first granted COMPUTE resource, and the
 /// `vimAssets` flavour (by `vnfdVirtualComputeDescId`) and image (by `vnfdSoftwareImageId`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantedPlacement {
     /// VDU id → the VIM's zone name (`zones[].zoneId`).
@@ -87,11 +87,15 @@ pub struct GrantedPlacement {
     /// VDU or software image id → `vimSoftwareImageId`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub images: BTreeMap<String, String>,
+    /// The Grant's `additionalParams.nfv`: merged (RFC 7396) over the OpenStack `nfv`
+    /// parameter after the request's, as Tacker's user data does.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub nfv: Value,
 }
 
 impl GrantedPlacement {
     pub fn is_empty(&self) -> bool {
-        self.zones.is_empty() && self.flavours.is_empty() && self.images.is_empty()
+        self.zones.is_empty() && self.flavours.is_empty() && self.images.is_empty() && self.nfv.is_null()
     }
 }
 

@@ -992,6 +992,9 @@ impl HeatRun<'_, '_> {
         if self.state.nfv_overrides.is_object() {
             merge_patch(&mut nfv, &self.state.nfv_overrides);
         }
+        if plan.granted.nfv.is_object() {
+            merge_patch(&mut nfv, &plan.granted.nfv);
+        }
         Ok(nfv)
     }
 

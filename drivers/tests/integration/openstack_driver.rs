@@ -1319,3 +1319,87 @@ async fn failing_user_data_fails_before_any_stack_is_made() {
     );
     assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
 }
+
+/// A package directory of `tests/fixtures/tacker-samples` as onboarded and extracted.
+fn tacker_sample(name: &str) -> Package {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tacker-samples").join(name);
+    let zip = solgate_vnfpkg::testing::zip_directory(&dir).unwrap();
+    let mut csar = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut csar, &zip).unwrap();
+    let vnfd = solgate_vnfpkg::inspect(csar.path(), &Limits::default()).unwrap().vnfd;
+    let extracted = tempfile::tempdir().unwrap();
+    let path = extracted.path().join("package");
+    solgate_vnfpkg::extract(csar.path(), &path, &Limits::default()).unwrap();
+    Package { _dir: extracted, path, vnfd }
+}
+
+/// Without user data, the stack solgate creates for Tacker's `basic_lcms_max` package is the
+/// one Tacker's default user data makes of the same inputs (recorded from Tacker 16.0.0:
+/// `tests/fixtures/tacker-samples/recorded-default/`): the template (the externally managed
+/// VL's network and subnet gone, its references replaced), the nested template and the `nfv`
+/// parameter — capacities from the grant request, the Grant's flavour, image and zone, the
+/// request's addresses and subnets, additionalParams.nfv and then the Grant's
+/// additionalParams.nfv merged. One difference, on purpose: solgate fills `nfv.CP.<cpd>.port`
+/// with the pre-created port the request names (`extLinkPorts`), which Tacker's default user
+/// data leaves null (Heat then fails on the template's `port: null`; Tacker's sample class
+/// fills it, as solgate does).
+#[tokio::test]
+async fn the_default_stack_body_is_tackers() {
+    let recorded: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/tacker-samples/recorded-default/basic_lcms_max.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let pkg = tacker_sample("basic_lcms_max");
+    let request = &recorded["inputs"]["request"];
+    let grant = &recorded["inputs"]["grant_response"];
+    // The plan the conductor makes of these inputs (level 2: two VDU1, one VDU2) and the Grant.
+    let mut granted = solgate_drivers::GrantedPlacement::default();
+    granted.zones.insert("VDU1".into(), "az-1".into());
+    granted.flavours.insert("VDU1".into(), "nfvo-flavour-small".into());
+    granted.images.insert("VDU2-VirtualStorage".into(), "glance-image-vdu2".into());
+    granted.nfv = grant["additionalParams"]["nfv"].clone();
+    let plan = DeploymentPlan {
+        flavour_id: "simple".into(),
+        vdus: vec![VduTarget { vdu_id: "VDU1".into(), count: 2 }, VduTarget { vdu_id: "VDU2".into(), count: 1 }],
+        virtual_links: vec!["internalVL1".into(), "internalVL2".into(), "internalVL3".into()],
+        ext_virtual_links: request["extVirtualLinks"].clone(),
+        ext_managed_virtual_links: request["extManagedVirtualLinks"].clone(),
+        scale_levels: BTreeMap::new(),
+        granted,
+    };
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    // The resources of this stack are not recorded: the run fails after the create, whose
+    // body is what this test is about.
+    let _ = execute(
+        &server,
+        &pkg,
+        &Inventory::default(),
+        request["additionalParams"].clone(),
+        InfraAction::Realize { plan: &plan },
+        &never(),
+    )
+    .await;
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    assert_eq!(posts.len(), 1);
+    let body: Value = posts[0].body_json().unwrap();
+    let tacker = &recorded["fields"];
+    let parse = |text: &Value| solgate_drivers::openstack::parse_hot(text.as_str().unwrap()).unwrap();
+    assert_eq!(body["template"], parse(&tacker["template"]));
+    assert_eq!(parse(&body["files"]["VDU1.yaml"]), parse(&tacker["files"]["VDU1.yaml"]));
+    let mut expected = tacker["parameters"].clone();
+    for (cpd, port) in [("VDU2_CP1-1", "neutron-port-VDU2_CP1-1"), ("VDU2_CP1-2", "neutron-port-VDU2_CP1-2")] {
+        assert_eq!(expected["nfv"]["CP"][cpd]["port"], Value::Null, "Tacker leaves it null");
+        expected["nfv"]["CP"][cpd]["port"] = json!(port);
+    }
+    assert_eq!(body["parameters"], expected);
+    assert_eq!(body["stack_name"], STACK);
+    assert_eq!(body["timeout_mins"], 20);
+}
