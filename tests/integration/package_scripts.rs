@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use solgate_vnfpkg::testing::{CsarBuilder, SAMPLE_DF_SIMPLE};
 
 use crate::helpers::{TestApp, send};
-use crate::lcm_support::{create_instance, show_instance, task, vnfc_count, wait_op};
+use crate::lcm_support::{create_instance, show_instance, task, vnfc_count, wait_op, wait_op_after};
 
 /// A management script in Tacker's sample style: records each operation it is run for (in
 /// the file `additionalParams.hookRecord` names), fails the one `failHook` names and hangs in
@@ -128,7 +128,8 @@ async fn vnflcm_scripts_run_around_the_operations_and_their_failure_is_the_opera
     let op_path = format!("/vnflcm/v2/vnf_lcm_op_occs/{}", op["id"].as_str().unwrap());
     let reply = send(app.request(Method::POST, &format!("{op_path}/rollback")).header("Version", "2.0.0")).await;
     assert_eq!(reply.status, 202, "{}", reply.text);
-    let op = wait_op(&app, &app.url(&op_path), &["ROLLED_BACK", "FAILED_TEMP"]).await;
+    let since = op["stateEnteredTime"].as_str().unwrap().to_owned();
+    let op = wait_op_after(&app, &app.url(&op_path), &["ROLLED_BACK", "FAILED_TEMP"], &since).await;
     assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
     assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 1);
 
