@@ -168,7 +168,7 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
         }
         transition(&mut job, change).await?;
         let current = inventory_of(&job.instance.body);
-        execute(job, plan, current).await
+        Box::pin(execute(job, plan, current)).await
     } else if state == PROCESSING {
         // An operation without a grant (MODIFY_INFO) is created in PROCESSING; any other is
         // here because its conductor stopped while it ran: it runs again from the
@@ -182,7 +182,7 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
                     return transition(&mut job, Stop::internal(error).change(FAILED_TEMP)).await;
                 }
                 let current = inventory_of(&job.instance.body);
-                execute(job, plan, current).await
+                Box::pin(execute(job, plan, current)).await
             }
             Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
         }
@@ -220,7 +220,7 @@ async fn retry(mut job: Job) -> Result<(), ConductorError> {
     }
     transition(&mut job, change).await?;
     match plan {
-        Ok(plan) => execute(job, plan, current).await,
+        Ok(plan) => Box::pin(execute(job, plan, current)).await,
         Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
     }
 }
@@ -257,7 +257,7 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
         }
     };
     match plan {
-        Ok(plan) => execute(job, plan, current).await,
+        Ok(plan) => Box::pin(execute(job, plan, current)).await,
         Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
     }
 }
