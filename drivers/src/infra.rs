@@ -264,11 +264,20 @@ pub struct DriverError {
     /// The VIM may answer otherwise if asked again (connection refused, a 5xx, a timeout):
     /// the conductor retries the action with backoff before the operation fails.
     pub transient: bool,
+    /// The VNF package refused the operation (its LCM operation user data or a management
+    /// script failed): the operation's error is a 422 with this title (Tacker's
+    /// `UserdataExecutionFailed`, `MgmtDriverExecutionFailed`), not a 500.
+    pub refused_by_package: Option<&'static str>,
 }
 
 impl DriverError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), partial: None, cancelled: false, transient: false }
+        Self { message: message.into(), partial: None, cancelled: false, transient: false, refused_by_package: None }
+    }
+
+    /// A failure of the VNF package's own script (see [`DriverError::refused_by_package`]).
+    pub fn by_package(title: &'static str, message: impl Into<String>) -> Self {
+        Self { refused_by_package: Some(title), ..Self::new(message) }
     }
 
     /// A failure worth retrying (see [`DriverError::transient`]).

@@ -108,6 +108,9 @@ async fn vnflcm_scripts_run_around_the_operations_and_their_failure_is_the_opera
         "additionalParams": {"hookRecord": record, "failHook": "scale_start"}});
     let op = wait_op(&app, &task(&app, &id, "scale", scale).await, &["COMPLETED", "FAILED_TEMP"]).await;
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    // Tacker's MgmtDriverExecutionFailed: the package refused, not the server failing.
+    assert_eq!(op["error"]["status"], 422, "{op}");
+    assert_eq!(op["error"]["title"], "Mgmt driver execution failed", "{op}");
     let detail = op["error"]["detail"].as_str().unwrap();
     assert!(detail.starts_with("scale_start script ../Scripts/hook.py failed (exit status: 1)"), "{detail}");
     assert!(detail.ends_with("refused by the VNF: scale_start"), "{detail}");

@@ -463,7 +463,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         None => Ok(()),
     };
     let outcome = match (&plan.infra, started) {
-        (_, Err(error)) => Err(solgate_drivers::DriverError::new(error)),
+        (_, Err(error)) => Err(solgate_drivers::DriverError::by_package(MGMT_FAILED, error)),
         (None, Ok(())) => Ok(current.clone()),
         (Some(work), Ok(())) => match driver_for(&job, plan.vim.as_ref()) {
             Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
@@ -535,7 +535,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
     let outcome = match (outcome, &scripts) {
         (Ok(inventory), Some(scripts)) => match Box::pin(scripts.hook(&job.ctx, false)).await {
             Ok(()) => Ok(inventory),
-            Err(error) => Err(solgate_drivers::DriverError::new(error).with_partial(inventory)),
+            Err(error) => Err(solgate_drivers::DriverError::by_package(MGMT_FAILED, error).with_partial(inventory)),
         },
         (other, _) => other,
     };
@@ -549,6 +549,11 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             job.op.body[PRIVATE_KEY]["inventory"] = json!(partial);
             let change = if error.cancelled {
                 StateChange::to(FAILED_TEMP).with_error(409, &format!("{CANCELLED} {}", error.message))
+            } else if let Some(title) = error.refused_by_package {
+                // The package's script refused: a 422 with Tacker's title, not a 500.
+                let mut change = StateChange::to(FAILED_TEMP);
+                change.error = Some(op_occ::problem(422, title, &error.message));
+                change
             } else {
                 Stop::internal(error.message).change(FAILED_TEMP)
             };
@@ -556,6 +561,9 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         }
     }
 }
+
+/// The title of a management script's failure (Tacker's `MgmtDriverExecutionFailed`).
+const MGMT_FAILED: &str = "Mgmt driver execution failed";
 
 /// The package's scripts that take part in this run (`None`, at no cost, when it declares
 /// none for the operation and the request no user data).

@@ -79,6 +79,7 @@
 
 use solgate_sol013::merge_patch;
 use std::collections::{BTreeMap, BTreeSet};
+use std::convert::Infallible;
 use std::path::Path;
 use std::time::Duration;
 
@@ -98,8 +99,8 @@ use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_OPENSTACK,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
-use crate::run::{ActionRun, CancelGuard, Halt, VimFailure, failed, run_action, vim_failure, vnfd_flavour};
-use crate::script::{self, ScriptError};
+use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vim_failure, vnfd_flavour};
+use crate::script;
 
 const SERVER: &str = "OS::Nova::Server";
 const VOLUME: &str = "OS::Cinder::Volume";
@@ -107,13 +108,6 @@ const NETWORK: &str = "OS::Neutron::Net";
 const PORT: &str = "OS::Neutron::Port";
 const TRUNK: &str = "OS::Neutron::Trunk";
 const SCALING_GROUP: &str = "OS::Heat::AutoScalingGroup";
-
-/// A package script that failed fails the operation; running it again would not help.
-impl VimFailure for ScriptError {
-    fn is_transient(&self) -> bool {
-        false
-    }
-}
 
 /// Heat-backed infra driver for `ETSINFV.OPENSTACK_KEYSTONE.V_3` VIMs.
 #[derive(Debug, Clone)]
@@ -1002,7 +996,7 @@ impl HeatRun<'_, '_> {
     /// declares none): the class's method for the operation (`<operation>_rollback` while
     /// rolling back), given the operation's documents as Tacker gives them.
     async fn user_data_fields(&self) -> Result<Option<StackFields>, Halt> {
-        let Some(declared) = user_data::declared(self.ctx.additional_params).map_err(failed)? else {
+        let Some(declared) = user_data::declared(self.ctx.additional_params).map_err(Halt::UserData)? else {
             return Ok(None);
         };
         let input = self.ctx.lcm_input.ok_or_else(|| {
@@ -1023,9 +1017,12 @@ impl HeatRun<'_, '_> {
             &input,
             self.ctx.rolling_back,
         );
-        let fields = self.cancel.guard("Heat stack fields", run).await?;
+        // Not through the VIM-failure mapping: the package's failure, in the script's words.
+        let what = "running LCM operation user data";
+        let ran = self.cancel.guard(what, async { Ok::<_, Infallible>(run.await) }).await?;
+        let fields = ran.map_err(|error| Halt::UserData(error.to_string()))?;
         StackFields::parse(&fields).map(Some).map_err(|error| {
-            failed(format!(
+            Halt::UserData(format!(
                 "LCM operation user data {} ({}) returned unusable fields: {error}",
                 declared.module, declared.class
             ))

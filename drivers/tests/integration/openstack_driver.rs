@@ -1304,6 +1304,7 @@ async fn failing_user_data_fails_before_any_stack_is_made() {
     let plan2 = plan(2);
     let error = realize_with_input(&server, &pkg, &params, &input, &plan2).await.unwrap_err();
     assert!(!error.transient);
+    assert_eq!(error.refused_by_package, Some("Userdata execution failed"));
     assert!(
         error.message.contains("LCM operation user data ./UserData/broken.py (Broken.instantiate) failed"),
         "{}",
