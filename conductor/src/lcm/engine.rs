@@ -573,13 +573,11 @@ async fn package_scripts(
     package: &PackageContents,
     rolling_back: bool,
 ) -> Option<Box<scripts::OperationScripts>> {
-    let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
-    if !additional.is_object() {
-        additional = json!({});
-    }
-    if !scripts::may_take_part(plan, &job.instance, job.op.operation(), package, &additional, rolling_back) {
+    let given = &job.op.body["operationParams"]["additionalParams"];
+    if !scripts::may_take_part(plan, &job.instance, job.op.operation(), package, given, rolling_back) {
         return None;
     }
+    let mut additional = if given.is_object() { given.clone() } else { json!({}) };
     if let Err(error) = job.ctx.secrets.open(&mut additional) {
         tracing::warn!(op = %job.op.id, %error, "additionalParams cannot be opened for the package's scripts");
         return None;
