@@ -457,7 +457,10 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
     };
     // The package's own scripts (Vnflcm management hooks, LCM operation user data).
-    let scripts = Box::pin(package_scripts(&job, &plan, &package.1, rolling_back)).await;
+    let scripts = match Box::pin(package_scripts(&job, &plan, &package.1, rolling_back)).await {
+        Ok(scripts) => scripts,
+        Err(error) => return transition(&mut job, Stop::internal(error).change(FAILED_TEMP)).await,
+    };
     let started = match &scripts {
         Some(scripts) => Box::pin(scripts.hook(&job.ctx, true)).await,
         None => Ok(()),
@@ -566,22 +569,23 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
 const MGMT_FAILED: &str = "Mgmt driver execution failed";
 
 /// The package's scripts that take part in this run (`None`, at no cost, when it declares
-/// none for the operation and the request no user data).
+/// none for the operation and the request no user data); an error when their inputs cannot
+/// be had, which fails the operation rather than running it without its scripts.
 async fn package_scripts(
     job: &Job,
     plan: &OperationPlan,
     package: &PackageContents,
     rolling_back: bool,
-) -> Option<Box<scripts::OperationScripts>> {
+) -> Result<Option<Box<scripts::OperationScripts>>, String> {
     let given = &job.op.body["operationParams"]["additionalParams"];
     if !scripts::may_take_part(plan, &job.instance, job.op.operation(), package, given, rolling_back) {
-        return None;
+        return Ok(None);
     }
     let mut additional = if given.is_object() { given.clone() } else { json!({}) };
-    if let Err(error) = job.ctx.secrets.open(&mut additional) {
-        tracing::warn!(op = %job.op.id, %error, "additionalParams cannot be opened for the package's scripts");
-        return None;
-    }
+    job.ctx
+        .secrets
+        .open(&mut additional)
+        .map_err(|error| format!("additionalParams cannot be opened for the package's scripts: {error}"))?;
     let package_dir = job.ctx.package_dir(&job.instance.vnf_pkg_id);
     let package_dir = plan.new_package_id.as_deref().map_or(package_dir, |id| job.ctx.package_dir(id));
     scripts::prepare(
@@ -596,7 +600,7 @@ async fn package_scripts(
         rolling_back,
     )
     .await
-    .map(Box::new)
+    .map(|scripts| scripts.map(Box::new))
 }
 
 /// VnfLcmOpOcc `warnings` (SOL003 V3.5.1 on, VNF LCM 2.1.0): what went wrong in the

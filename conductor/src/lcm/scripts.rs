@@ -82,7 +82,8 @@ pub(crate) fn may_take_part(
         || hooks_of(plan, instance, operation, package, rolling_back).is_some_and(|h| h.0.is_some() || h.1.is_some())
 }
 
-/// What the package's scripts need for this run, or `None` when none takes part.
+/// What the package's scripts need for this run, or `None` when none takes part; an error
+/// when their inputs cannot be had (the scripts never run on made-up inputs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn prepare(
     ctx: &ConductorContext,
@@ -94,10 +95,10 @@ pub(crate) async fn prepare(
     package_dir: &Path,
     additional: &Value,
     rolling_back: bool,
-) -> Option<OperationScripts> {
+) -> Result<Option<OperationScripts>, String> {
     let hooks = hooks_of(plan, instance, op.operation(), package, rolling_back).unwrap_or_default();
     if hooks.0.is_none() && hooks.1.is_none() && !declares_user_data(additional) {
-        return None;
+        return Ok(None);
     }
     let flavour_id = plan
         .deployment
@@ -121,7 +122,10 @@ pub(crate) async fn prepare(
     );
     let stored = if ctx.nfvo.is_some() {
         let (id, db_major) = (op.id.clone(), major);
-        ctx.db_run(move |conn| lcm::find_grant(conn, db_major, &id)).await.ok().flatten()
+        // The NFVO's Grant, never a local stand-in for it when it cannot be read.
+        ctx.db_run(move |conn| lcm::find_grant(conn, db_major, &id))
+            .await
+            .map_err(|error| format!("The Grant of the operation cannot be read for the package's scripts: {error}"))?
     } else {
         None
     };
@@ -132,11 +136,11 @@ pub(crate) async fn prepare(
             (grant_request, grant)
         }
     };
-    Some(OperationScripts {
+    Ok(Some(OperationScripts {
         input: ScriptInput { request, vnf_instance: without_secrets(instance.body.clone()), grant_request, grant },
         hooks,
         package_dir: package_dir.to_owned(),
-    })
+    }))
 }
 
 impl OperationScripts {
