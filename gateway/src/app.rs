@@ -7,7 +7,7 @@ use actix_web::{App, web};
 use crate::route::{self, resource};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{api_versions, auth, health, nfvo_notifications, openapi, vims, vnflcm, vnfpkgm};
+use crate::{alerts, api_versions, auth, health, nfvo_notifications, openapi, vims, vnflcm, vnfpkgm};
 
 /// Operational routes every process serves.
 pub fn configure_operations(cfg: &mut web::ServiceConfig) {
@@ -26,6 +26,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     vnflcm::configure(cfg);
     vnfpkgm::configure(cfg);
     vims::configure(cfg);
+    alerts::configure(cfg);
     cfg.service(resource(auth::endpoint::PATH).post(auth::endpoint::token).finish());
 }
 
