@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use sha2::Digest;
 use solgate_db::repo::lcm::{self, LcmMajor, SubscriptionRecord};
 use solgate_db::repo::notifications::{self, NotificationRow};
-use solgate_db::repo::pkgm_subscriptions;
+use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions};
 use solgate_db::{AnyConnection, DbResult};
 use solgate_schemas::Api;
 use tokio::sync::watch;
@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use crate::PRIVATE_KEY;
 use crate::links::{Links, href};
 
+pub mod fm;
 pub mod pkgm;
 
 /// Where a notification row goes: the callback of the subscription (or of any other
@@ -74,6 +75,13 @@ pub fn callback_target(conn: &mut AnyConnection, row: &NotificationRow) -> DbRes
                 body: record.body,
             })
         }
+        fm_subscriptions::API if major == fm::MAJOR => fm_subscriptions::find(conn, id)?.map(|record| CallbackTarget {
+            api: Api::Vnffm,
+            major,
+            callback_uri: record.callback_uri,
+            authentication: record.authentication,
+            body: record.body,
+        }),
         _ => return Ok(Target::Unknown("the notification names an unknown API or major version")),
     };
     Ok(found.map_or(Target::Gone, Target::Found))
@@ -153,7 +161,7 @@ pub(crate) fn one_of(list: &Value, value: &Value) -> bool {
 }
 
 /// SOL003 VnfInstanceSubscriptionFilter: every condition present must hold.
-fn instance_filter_matches(filter: &Value, instance: &Value) -> bool {
+pub(crate) fn instance_filter_matches(filter: &Value, instance: &Value) -> bool {
     if filter.is_null() {
         return true;
     }

@@ -19,6 +19,7 @@ pub mod sol013;
 pub mod state;
 pub mod tls;
 pub mod vims;
+pub mod vnffm;
 pub mod vnflcm;
 pub mod vnfpkgm;
 

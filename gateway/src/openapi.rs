@@ -400,7 +400,7 @@ mod tests {
         assert!(v1["paths"]["/vnf_instances/{vnfInstanceId}/change_vnfpkg"].is_null(), "SOL003 v2.6.1 has none");
         let packages = document_of(&registry, Api::Vnfpkgm, 1);
         assert!(packages["paths"]["/vnf_packages/{vnfPkgId}/package_content"]["put"].is_object());
-        let faults = document(registry.newest(Api::Vnffm, 1).unwrap(), "http://vnfm", true);
+        let faults = super::document(registry.newest(Api::Vnffm, 1).unwrap(), "http://vnfm", true);
         assert_eq!(faults["servers"][0]["url"], "http://vnfm/vnffm/v1");
         assert_eq!(
             faults["paths"]["/alarms/{alarmId}"]["patch"]["requestBody"]["content"]["application/merge-patch+json"]["schema"]

@@ -53,6 +53,8 @@ pub struct PagingSettings {
     pub lcm_op_occ_page_size: usize,
     pub subscription_page_size: usize,
     pub vnf_package_page_size: usize,
+    /// VNF FM alarms (`/vnffm/v1/alarms`; Tacker's `vnffm_alarm_page_size`).
+    pub alarm_page_size: usize,
 }
 
 impl Default for PagingSettings {
@@ -62,6 +64,7 @@ impl Default for PagingSettings {
             lcm_op_occ_page_size: 100,
             subscription_page_size: 100,
             vnf_package_page_size: 100,
+            alarm_page_size: 100,
         }
     }
 }

@@ -10,11 +10,17 @@
 //! logs and swallows them); solgate answers a client mistake with its ProblemDetails, which
 //! Alertmanager logs and does not retry (it retries only 5xx).
 
+pub mod auto;
+pub mod fm;
 pub mod payload;
 pub mod webhook;
 
 use actix_web::web;
+use solgate_db::AnyConnection;
+use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor};
 
+use crate::error::ApiResult;
+use crate::route::resource;
 pub use webhook::{Webhook, Webhooks};
 
 /// `function_type: vnffm` alerts: VNF FM alarms.
@@ -28,4 +34,18 @@ pub const AUTO_SCALING_PATH: &str = "/alert/auto_scaling";
 pub const PATHS: &[&str] = &[FM_PATH, AUTO_HEALING_PATH, AUTO_SCALING_PATH];
 
 /// The webhook routes (always registered: a webhook that is off answers 404 with its reason).
-pub fn configure(_cfg: &mut web::ServiceConfig) {}
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource(FM_PATH).post(fm::alert).finish())
+        .service(resource(AUTO_HEALING_PATH).post(auto::auto_healing).finish())
+        .service(resource(AUTO_SCALING_PATH).post(auto::auto_scaling).finish());
+}
+
+/// The VNF instance an alert names, in whichever major's table holds it (v2 first).
+pub fn find_instance(conn: &mut AnyConnection, id: &str) -> ApiResult<Option<(LcmMajor, InstanceRecord)>> {
+    for major in [LcmMajor::V2, LcmMajor::V1] {
+        if let Some(record) = lcm::find_instance(conn, major, id)? {
+            return Ok(Some((major, record)));
+        }
+    }
+    Ok(None)
+}
