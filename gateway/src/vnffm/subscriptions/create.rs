@@ -1,5 +1,6 @@
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
+use diesel::Connection;
 use serde_json::{Map, Value, json};
 use solgate_core::{PRIVATE_KEY, notify, now};
 use solgate_db::repo::fm_subscriptions::{self, FmSubscriptionRecord};
@@ -61,7 +62,9 @@ pub async fn create(
     let stored = record.clone();
     let duplicate = state
         .db(move |conn| {
-            write_transaction(conn, |conn| match fm_subscriptions::insert(conn, &stored) {
+            // The insert in a savepoint: on PostgreSQL a failed statement would spoil the
+            // transaction, and the duplicate must still be read.
+            write_transaction(conn, |conn| match conn.transaction(|conn| fm_subscriptions::insert(conn, &stored)) {
                 Ok(()) => Ok(None),
                 // The same request raced us; the unique index has the last word.
                 Err(error) if error.is_unique_violation() => {
