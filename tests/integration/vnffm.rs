@@ -50,19 +50,26 @@ pub(crate) async fn post_alerts(app: &TestApp, path: &str, alerts: Vec<Value>) -
 /// One alert as Alertmanager sends it.
 pub(crate) fn alert(status: &str, fingerprint: &str, labels: Value, annotations: Value) -> Value {
     let mut all = json!({"alertname": "VnfFault", "receiver_type": "tacker"});
-    for (key, value) in labels.as_object().unwrap() {
-        all[key] = value.clone();
+    if let Value::Object(labels) = labels {
+        for (key, value) in labels {
+            all[key] = value;
+        }
     }
     let ends_at = if status == "resolved" { "2026-11-26T10:25:00.5Z" } else { "0001-01-01T00:00:00Z" };
-    json!({"status": status, "labels": all, "annotations": annotations, "startsAt": "2026-11-26T10:21:00.123Z",
-        "endsAt": ends_at, "generatorURL": "http://prometheus/graph", "fingerprint": fingerprint})
+    let mut alert = json!({"status": status, "startsAt": "2026-11-26T10:21:00.123Z", "endsAt": ends_at,
+        "generatorURL": "http://prometheus/graph", "fingerprint": fingerprint});
+    alert["labels"] = all;
+    alert["annotations"] = annotations;
+    alert
 }
 
 fn fault(instance_id: &str, extra: Value) -> Value {
     let mut labels = json!({"function_type": "vnffm", "vnf_instance_id": instance_id,
         "perceived_severity": "CRITICAL", "event_type": "PROCESSING_ERROR_ALARM"});
-    for (key, value) in extra.as_object().unwrap() {
-        labels[key] = value.clone();
+    if let Value::Object(extra) = extra {
+        for (key, value) in extra {
+            labels[key] = value;
+        }
     }
     labels
 }
