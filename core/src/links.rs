@@ -38,6 +38,18 @@ impl Links {
     pub fn pkgm_subscription(&self, id: &str) -> String {
         format!("{}/vnfpkgm/v1/subscriptions/{id}", self.base)
     }
+
+    pub fn alarms(&self) -> String {
+        format!("{}/vnffm/v1/alarms", self.base)
+    }
+
+    pub fn alarm(&self, id: &str) -> String {
+        format!("{}/vnffm/v1/alarms/{id}", self.base)
+    }
+
+    pub fn fm_subscription(&self, id: &str) -> String {
+        format!("{}/vnffm/v1/subscriptions/{id}", self.base)
+    }
 }
 
 /// `{"href": url}`, SOL013 Link.

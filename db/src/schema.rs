@@ -212,6 +212,37 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    alarms_v1 (id) {
+        id -> Text,
+        managed_object_id -> Text,
+        fingerprint -> Text,
+        ack_state -> Text,
+        perceived_severity -> Text,
+        event_type -> Text,
+        probable_cause -> Text,
+        alarm_raised_time -> Text,
+        alarm_cleared_time -> Nullable<Text>,
+        body -> Text,
+        row_version -> BigInt,
+        created_at -> Text,
+        updated_at -> Text,
+        project -> Text,
+    }
+}
+
+diesel::table! {
+    fm_subscriptions_v1 (id) {
+        id -> Text,
+        callback_uri -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        dedup_key -> Text,
+        created_at -> Text,
+        project -> Text,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     vnf_packages,
     vnf_instances_v2,
@@ -226,5 +257,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     rpc_outbox,
     notifications,
     pkgm_subscriptions,
-    vims
+    vims,
+    alarms_v1,
+    fm_subscriptions_v1,
 );

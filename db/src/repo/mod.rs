@@ -2,12 +2,15 @@
 //! take a connection, so callers compose them inside one transaction
 //! ([`crate::write_transaction`]).
 
+pub mod alarms;
 pub mod conductors;
+pub mod fm_subscriptions;
 pub mod lcm;
 pub mod list;
 pub mod notifications;
 pub mod outbox;
 pub mod pkgm_subscriptions;
+pub mod plain_subscriptions;
 pub mod vims;
 pub mod vnf_packages;
 
