@@ -381,7 +381,16 @@ async fn receiver_outage_loses_nothing() {
     let first_ids: Vec<String> = firsts.iter().map(|r| r.body["id"].as_str().unwrap().to_owned()).collect();
     assert_eq!(first_ids, expected_ids, "every notification, in order");
     assert_eq!(firsts.iter().map(|r| summary(r)).collect::<Vec<_>>(), LIFE);
-    assert!(rows(&app, &subscription_id).iter().all(|row| row.state == notifications::DELIVERED));
+    // The receiver records a POST before the notifier has marked its row: wait for the marks.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let rows = rows(&app, &subscription_id);
+        if rows.iter().all(|row| row.state == notifications::DELIVERED) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "delivered notifications are not marked so: {rows:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// With authentication: a project's package subscription hears its own project's packages
