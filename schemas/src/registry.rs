@@ -19,15 +19,18 @@ pub enum Api {
     Vnflcm,
     /// VNF Package Management (SOL005, VNF package part).
     Vnfpkgm,
+    /// VNF Performance Management (SOL003 clause 6).
+    Vnfpm,
 }
 
 impl Api {
-    pub const ALL: [Api; 2] = [Api::Vnflcm, Api::Vnfpkgm];
+    pub const ALL: [Api; 3] = [Api::Vnflcm, Api::Vnfpkgm, Api::Vnfpm];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Api::Vnflcm => "vnflcm",
             Api::Vnfpkgm => "vnfpkgm",
+            Api::Vnfpm => "vnfpm",
         }
     }
 

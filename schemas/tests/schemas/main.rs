@@ -6,6 +6,7 @@ mod acceptance;
 mod compatibility;
 mod etsi_bundle;
 mod etsi_v3_7_1;
+mod etsi_vnfpm;
 mod golden;
 mod safety;
 mod support;

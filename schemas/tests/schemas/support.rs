@@ -83,5 +83,5 @@ pub fn stored_resources(entry: &VersionEntry) -> BTreeMap<String, Vec<Value>> {
 }
 
 pub fn is_request(name: &str) -> bool {
-    name.ends_with("Request") || matches!(name, "CancelMode" | "VnfPkgInfoModifications")
+    name.ends_with("Request") || matches!(name, "CancelMode" | "VnfPkgInfoModifications" | "PmJobModifications" | "ThresholdModifications")
 }
