@@ -40,6 +40,8 @@ pub struct Settings {
     pub nfvo: solgate_conductor::nfvo::NfvoSettings,
     /// Inbound authentication and authorization (docs/security.md).
     pub auth: solgate_gateway::auth::AuthSettings,
+    /// The Prometheus PM jobs and thresholds are measured by (docs/performance-management.md).
+    pub vnfpm: solgate_core::pm::rules::VnfpmSettings,
     pub log: LogSettings,
     /// Deprecation and retirement of API versions, e.g.
     /// `[[versions]] api = "vnflcm", version = "1.3.0", deprecated = true`.
@@ -175,6 +177,7 @@ impl Settings {
             return Err(invalid("query", "every limit must be positive".into()));
         }
         self.nfvo.validate().map_err(|message| invalid("nfvo", message))?;
+        solgate_core::pm::rules::check_settings(&self.vnfpm).map_err(|message| invalid("vnfpm", message))?;
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));
         }

@@ -24,6 +24,7 @@ use reqwest::{Method, StatusCode};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::notifications::{self, NotificationRow};
 use solgate_db::repo::pkgm_subscriptions;
+use solgate_db::repo::vnfpm;
 use solgate_db::repo::{now_text, parse_text, to_text};
 use solgate_schemas::Api;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -228,6 +229,23 @@ impl Worker {
                     api: Api::Vnfpkgm,
                     major,
                     callback_uri: record.callback_uri,
+                    authentication: record.authentication,
+                    body: record.body,
+                })))
+            }
+            // A PM job or threshold is the "subscription" of its own notifications.
+            vnfpm::API if major == solgate_core::pm::MAJOR => {
+                let found = self
+                    .ctx
+                    .db_run(move |conn| match vnfpm::find_job(conn, &subscription_id)? {
+                        Some(job) => Ok(Some(job)),
+                        None => vnfpm::find_threshold(conn, &subscription_id),
+                    })
+                    .await?;
+                Ok(Ok(found.map(|record| Subscriber {
+                    api: Api::Vnfpm,
+                    major,
+                    callback_uri: record.callback_uri().to_owned(),
                     authentication: record.authentication,
                     body: record.body,
                 })))

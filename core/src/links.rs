@@ -38,6 +38,19 @@ impl Links {
     pub fn pkgm_subscription(&self, id: &str) -> String {
         format!("{}/vnfpkgm/v1/subscriptions/{id}", self.base)
     }
+
+    /// A PM job (`/vnfpm/v2`, the only major of the PM API).
+    pub fn pm_job(&self, id: &str) -> String {
+        format!("{}/vnfpm/v2/pm_jobs/{id}", self.base)
+    }
+
+    pub fn pm_report(&self, job_id: &str, id: &str) -> String {
+        format!("{}/vnfpm/v2/pm_jobs/{job_id}/reports/{id}", self.base)
+    }
+
+    pub fn threshold(&self, id: &str) -> String {
+        format!("{}/vnfpm/v2/thresholds/{id}", self.base)
+    }
 }
 
 /// `{"href": url}`, SOL013 Link.

@@ -19,6 +19,7 @@ pub mod tls;
 pub mod vims;
 pub mod vnflcm;
 pub mod vnfpkgm;
+pub mod vnfpm;
 
 pub use error::{ApiError, ApiResult, ErrorKind};
 pub use metrics::Metrics;

@@ -53,6 +53,9 @@ pub struct PagingSettings {
     pub lcm_op_occ_page_size: usize,
     pub subscription_page_size: usize,
     pub vnf_package_page_size: usize,
+    /// PM jobs and thresholds (Tacker's `vnfpm_pmjob_page_size`, `vnfpm_pmthreshold_page_size`).
+    pub pm_job_page_size: usize,
+    pub pm_threshold_page_size: usize,
 }
 
 impl Default for PagingSettings {
@@ -62,6 +65,8 @@ impl Default for PagingSettings {
             lcm_op_occ_page_size: 100,
             subscription_page_size: 100,
             vnf_package_page_size: 100,
+            pm_job_page_size: 100,
+            pm_threshold_page_size: 100,
         }
     }
 }

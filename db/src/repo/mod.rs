@@ -10,6 +10,7 @@ pub mod outbox;
 pub mod pkgm_subscriptions;
 pub mod vims;
 pub mod vnf_packages;
+pub mod vnfpm;
 
 use chrono::{DateTime, Utc};
 
