@@ -6,7 +6,7 @@
 use solgate_core::secrets::{OpenError, SecretBox};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::list::ListSpec;
-use solgate_db::repo::{pkgm_subscriptions, vims, vnf_packages};
+use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions, vims, vnf_packages};
 use solgate_db::{AnyConnection, Backend, Database, DbError};
 
 const PAGE: i64 = 500;
@@ -58,6 +58,15 @@ pub fn run(database: &Database, secrets: &SecretBox) -> Result<Resealed, ResealE
         if secrets.reseal(authentication).map_err(open_error("VNF package subscription", &subscription.id))? {
             let stored = Some(&*authentication);
             if pkgm_subscriptions::update_authentication(&mut conn, &subscription.id, stored)? {
+                done.subscriptions += 1;
+            }
+        }
+    }
+    for mut subscription in fm_subscriptions::all(&mut conn)? {
+        let Some(authentication) = subscription.authentication.as_mut() else { continue };
+        if secrets.reseal(authentication).map_err(open_error("VNF FM subscription", &subscription.id))? {
+            let stored = Some(&*authentication);
+            if fm_subscriptions::update_authentication(&mut conn, &subscription.id, stored)? {
                 done.subscriptions += 1;
             }
         }

@@ -40,6 +40,9 @@ pub struct Settings {
     pub nfvo: solgate_conductor::nfvo::NfvoSettings,
     /// Inbound authentication and authorization (docs/security.md).
     pub auth: solgate_gateway::auth::AuthSettings,
+    /// Alertmanager's webhooks, Tacker's Prometheus plugin (docs/fault-management.md); each
+    /// is off unless switched on, and needs credentials then.
+    pub prometheus_plugin: solgate_gateway::settings::PrometheusPluginSettings,
     /// The Prometheus PM jobs and thresholds are measured by (docs/performance-management.md).
     pub vnfpm: solgate_core::pm::rules::VnfpmSettings,
     pub log: LogSettings,
@@ -177,6 +180,9 @@ impl Settings {
             return Err(invalid("query", "every limit must be positive".into()));
         }
         self.nfvo.validate().map_err(|message| invalid("nfvo", message))?;
+        if let Some(message) = self.prometheus_plugin.problem() {
+            return Err(invalid("prometheus_plugin", message));
+        }
         solgate_core::pm::rules::check_settings(&self.vnfpm).map_err(|message| invalid("vnfpm", message))?;
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));
@@ -442,6 +448,28 @@ mod tests {
             Settings::load(Some(&path), env(&[("SOLGATE__NOTIFICATIONS__CLAIM_TIMEOUT_SECS", "120")])).unwrap();
         assert_eq!((settings.notifications.request_timeout_secs, settings.notifications.claim_timeout_secs), (30, 120));
         assert!(settings.notifications.test_callback_uri);
+    }
+
+    #[test]
+    fn an_enabled_webhook_needs_credentials_which_are_masked() {
+        let error = Settings::load(None, env(&[("SOLGATE__PROMETHEUS_PLUGIN__FAULT_MANAGEMENT", "true")]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("prometheus_plugin") && error.contains("credentials"), "{error}");
+        let settings = Settings::load(
+            None,
+            env(&[
+                ("SOLGATE__PROMETHEUS_PLUGIN__AUTO_HEALING", "true"),
+                ("SOLGATE__PROMETHEUS_PLUGIN__WEBHOOK_USER_NAME", "alertmanager"),
+                ("SOLGATE__PROMETHEUS_PLUGIN__WEBHOOK_PASSWORD", "webhook-sekrit"),
+                ("SOLGATE__PROMETHEUS_PLUGIN__WEBHOOK_TOKEN", "token-sekrit"),
+            ]),
+        )
+        .unwrap();
+        assert!(settings.prometheus_plugin.auto_healing && !settings.prometheus_plugin.fault_management);
+        let shown = format!("{}{settings:?}", settings.to_masked_toml());
+        assert!(!shown.contains("webhook-sekrit") && !shown.contains("token-sekrit"), "{shown}");
+        assert!(!Settings::default().prometheus_plugin.any_enabled(), "every webhook is off by default");
     }
 
     #[test]

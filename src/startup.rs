@@ -324,6 +324,7 @@ impl Application {
                 // The two exchanges with the NFVO, the transfer, then the onboarding itself.
                 Duration::from_secs(2 * settings.nfvo.timeout_secs + settings.packages.fetch_timeout_secs + 60)
             }),
+            webhooks: solgate_gateway::alerts::Webhooks::new(&settings.prometheus_plugin),
             nfvo_notifications: package_notifications.then(|| NotificationCredentials {
                 user_name: settings.nfvo.notification_user_name.clone(),
                 password: settings.nfvo.notification_password.clone(),

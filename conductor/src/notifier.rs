@@ -21,19 +21,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use reqwest::{Method, StatusCode};
-use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::notifications::{self, NotificationRow};
-use solgate_db::repo::pkgm_subscriptions;
-use solgate_db::repo::vnfpm;
 use solgate_db::repo::{now_text, parse_text, to_text};
-use solgate_schemas::Api;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ConductorContext, ConductorError};
 use solgate_core::callbacks::notification_version_of;
-use solgate_core::notify;
+use solgate_core::notify::{self, Target};
 use solgate_core::settings::NotificationSettings;
 
 /// Delay before attempt `failures + 1`: `initial * 2^(failures - 1)` up to the ceiling,
@@ -57,15 +53,6 @@ fn shifted(time: chrono::DateTime<chrono::Utc>, by: Duration, forward: bool) -> 
     let by = chrono::Duration::from_std(by).unwrap_or(chrono::Duration::MAX);
     let moved = if forward { time.checked_add_signed(by) } else { time.checked_sub_signed(by) };
     to_text(moved.unwrap_or(if forward { latest } else { earliest }).clamp(earliest, latest))
-}
-
-/// What delivery needs of a subscription, whichever API's table holds it.
-struct Subscriber {
-    api: Api,
-    major: u64,
-    callback_uri: String,
-    authentication: Option<serde_json::Value>,
-    body: serde_json::Value,
 }
 
 /// Notifications one task delivers in a row for its subscription before it gives its
@@ -197,76 +184,20 @@ impl Worker {
         drop(permit);
     }
 
-    /// The subscription a row is for, from the subscription table of the row's API:
-    /// `Ok(None)` when it was deleted meanwhile, `Err` with the reason when the row names
-    /// nothing solgate knows.
-    async fn subscription_of(
-        &self,
-        row: &NotificationRow,
-    ) -> Result<Result<Option<Subscriber>, &'static str>, ConductorError> {
-        let subscription_id = row.subscription_id.clone();
-        let Ok(major) = u64::try_from(row.major) else {
-            return Ok(Err("the notification names an unknown API major version"));
-        };
-        match row.api.as_str() {
-            notifications::VNFLCM => {
-                let Some(lcm_major) = LcmMajor::from_major(major) else {
-                    return Ok(Err("the notification names an unknown API major version"));
-                };
-                let found =
-                    self.ctx.db_run(move |conn| lcm::find_subscription(conn, lcm_major, &subscription_id)).await?;
-                Ok(Ok(found.map(|record| Subscriber {
-                    api: Api::Vnflcm,
-                    major,
-                    callback_uri: record.callback_uri,
-                    authentication: record.authentication,
-                    body: record.body,
-                })))
-            }
-            pkgm_subscriptions::API if major == notify::pkgm::MAJOR => {
-                let found = self.ctx.db_run(move |conn| pkgm_subscriptions::find(conn, &subscription_id)).await?;
-                Ok(Ok(found.map(|record| Subscriber {
-                    api: Api::Vnfpkgm,
-                    major,
-                    callback_uri: record.callback_uri,
-                    authentication: record.authentication,
-                    body: record.body,
-                })))
-            }
-            // A PM job or threshold is the "subscription" of its own notifications.
-            vnfpm::API if major == solgate_core::pm::MAJOR => {
-                let found = self
-                    .ctx
-                    .db_run(move |conn| match vnfpm::find_job(conn, &subscription_id)? {
-                        Some(job) => Ok(Some(job)),
-                        None => vnfpm::find_threshold(conn, &subscription_id),
-                    })
-                    .await?;
-                Ok(Ok(found.map(|record| Subscriber {
-                    api: Api::Vnfpm,
-                    major,
-                    callback_uri: record.callback_uri().to_owned(),
-                    authentication: record.authentication,
-                    body: record.body,
-                })))
-            }
-            _ => Ok(Err("the notification names an unknown API or major version")),
-        }
-    }
-
     /// One attempt at one claimed row; true if it was delivered.
     async fn attempt(&self, row: &NotificationRow) -> Result<bool, ConductorError> {
         let ctx = &self.ctx;
         let settings = ctx.callbacks.settings();
-        let subscription = match self.subscription_of(row).await? {
-            Ok(subscription) => subscription,
-            Err(reason) => return self.failed(row, reason, true).await,
-        };
-        let Some(subscription) = subscription else {
-            // Deleted meanwhile: its queue goes with it.
-            let subscription_id = row.subscription_id.clone();
-            ctx.db_run(move |conn| notifications::drop_for_subscription(conn, &subscription_id)).await?;
-            return Ok(false);
+        let lookup = row.clone();
+        let subscription = match ctx.db_run(move |conn| notify::callback_target(conn, &lookup)).await? {
+            Target::Found(subscription) => subscription,
+            Target::Unknown(reason) => return self.failed(row, reason, true).await,
+            Target::Gone => {
+                // Deleted meanwhile: its queue goes with it.
+                let subscription_id = row.subscription_id.clone();
+                ctx.db_run(move |conn| notifications::drop_for_subscription(conn, &subscription_id)).await?;
+                return Ok(false);
+            }
         };
         let mut authentication = subscription.authentication.clone();
         if let Some(sealed) = authentication.as_mut()

@@ -7,6 +7,7 @@ pub mod callbacks;
 pub mod certificates;
 pub mod convert;
 pub mod egress;
+pub mod fm;
 pub mod instance;
 pub mod lifecycle;
 pub mod links;

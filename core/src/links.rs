@@ -39,6 +39,18 @@ impl Links {
         format!("{}/vnfpkgm/v1/subscriptions/{id}", self.base)
     }
 
+    pub fn alarms(&self) -> String {
+        format!("{}/vnffm/v1/alarms", self.base)
+    }
+
+    pub fn alarm(&self, id: &str) -> String {
+        format!("{}/vnffm/v1/alarms/{id}", self.base)
+    }
+
+    pub fn fm_subscription(&self, id: &str) -> String {
+        format!("{}/vnffm/v1/subscriptions/{id}", self.base)
+    }
+
     /// A PM job (`/vnfpm/v2`, the only major of the PM API).
     pub fn pm_job(&self, id: &str) -> String {
         format!("{}/vnfpm/v2/pm_jobs/{id}", self.base)

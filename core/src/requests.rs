@@ -78,6 +78,9 @@ pub struct TaskRequest<'a> {
     pub scope: ProjectScope<'a>,
     /// A PATCH's `If-Match`, checked against the instance in the accepting transaction.
     pub if_match: Option<&'a IfMatch>,
+    /// Started by the VNFM itself (auto-heal, auto-scale), not by an API request: the
+    /// occurrence's `isAutomaticInvocation`.
+    pub automatic: bool,
 }
 
 /// Accepts a task on an instance in one transaction: locks the instance, checks its state,
@@ -85,7 +88,8 @@ pub struct TaskRequest<'a> {
 /// plans the operation, and writes the occurrence with its plan, its outbox row and the
 /// START notification.
 pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Accepted, CoreError> {
-    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links, scope, if_match } = *request;
+    let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links, scope, if_match, automatic } =
+        *request;
     write_transaction(conn, |conn| {
         // The row lock serialises this with DELETE and other tasks on PostgreSQL; SQLite's
         // BEGIN IMMEDIATE already serialises writers.
@@ -121,6 +125,7 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
         let id = uuid::Uuid::new_v4().to_string();
         let initial = operation.initial_state();
         let mut document = op_occ::new_document(&id, instance_id, operation.name(), params, initial, &now);
+        document["isAutomaticInvocation"] = json!(automatic);
         plan.store(&mut document, false);
         let op = OpOccRecord {
             id: id.clone(),

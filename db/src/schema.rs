@@ -213,6 +213,37 @@ diesel::table! {
 }
 
 diesel::table! {
+    alarms_v1 (id) {
+        id -> Text,
+        managed_object_id -> Text,
+        fingerprint -> Text,
+        ack_state -> Text,
+        perceived_severity -> Text,
+        event_type -> Text,
+        probable_cause -> Text,
+        alarm_raised_time -> Text,
+        alarm_cleared_time -> Nullable<Text>,
+        body -> Text,
+        row_version -> BigInt,
+        created_at -> Text,
+        updated_at -> Text,
+        project -> Text,
+    }
+}
+
+diesel::table! {
+    fm_subscriptions_v1 (id) {
+        id -> Text,
+        callback_uri -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        dedup_key -> Text,
+        created_at -> Text,
+        project -> Text,
+    }
+}
+
+diesel::table! {
     pm_jobs_v2 (id) {
         id -> Text,
         object_type -> Text,
@@ -266,7 +297,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     notifications,
     pkgm_subscriptions,
     vims,
+    alarms_v1,
+    fm_subscriptions_v1,
     pm_jobs_v2,
     pm_reports_v2,
-    pm_thresholds_v2
+    pm_thresholds_v2,
 );

@@ -1,6 +1,8 @@
 //! solgate's HTTP door onto the domain (`solgate_core`): the SOL013 layer,
-//! `api_versions`, and the controllers of the VNF LCM and VNF package management APIs.
+//! `api_versions`, the controllers of the VNF LCM, VNF package management and VNF fault
+//! management APIs, and Alertmanager's webhooks.
 
+pub mod alerts;
 pub mod api_versions;
 pub mod app;
 pub mod auth;
@@ -17,6 +19,7 @@ pub mod sol013;
 pub mod state;
 pub mod tls;
 pub mod vims;
+pub mod vnffm;
 pub mod vnflcm;
 pub mod vnfpkgm;
 pub mod vnfpm;

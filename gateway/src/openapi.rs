@@ -181,6 +181,29 @@ fn operations(api: Api, major: u64, version: solgate_schemas::ApiVersionId) -> V
                     .returns(File(&["application/octet-stream"])),
             ]);
         }
+        Api::Vnffm => {
+            ops.extend([
+                Operation::new("get", "/alarms", "Query alarms", 200).returns(Array("Alarm")),
+                Operation::new("get", "/alarms/{alarmId}", "Read an alarm", 200)
+                    .returns(Schema("Alarm"))
+                    .headers(&["ETag"]),
+                Operation {
+                    request: Some(("AlarmModifications", "application/merge-patch+json")),
+                    ..Operation::new("patch", "/alarms/{alarmId}", "Acknowledge an alarm", 200)
+                        .returns(Schema("AlarmModifications"))
+                        .headers(&["ETag"])
+                },
+                Operation::new("get", "/subscriptions", "Query subscriptions", 200).returns(Array("FmSubscription")),
+                Operation::new("post", "/subscriptions", "Subscribe (303 to an identical subscription)", 201)
+                    .request("FmSubscriptionRequest")
+                    .returns(Schema("FmSubscription"))
+                    .headers(&["Location"]),
+                Operation::new("get", "/subscriptions/{subscriptionId}", "Read a subscription", 200)
+                    .returns(Schema("FmSubscription"))
+                    .headers(&["ETag"]),
+                Operation::new("delete", "/subscriptions/{subscriptionId}", "Terminate a subscription", 204),
+            ]);
+        }
         Api::Vnfpm => {
             ops.extend([
                 Operation::new("get", "/pm_jobs", "Query PM jobs", 200).returns(Array("PmJob")),
@@ -408,6 +431,14 @@ mod tests {
         assert!(v1["paths"]["/vnf_instances/{vnfInstanceId}/change_vnfpkg"].is_null(), "SOL003 v2.6.1 has none");
         let packages = document_of(&registry, Api::Vnfpkgm, 1);
         assert!(packages["paths"]["/vnf_packages/{vnfPkgId}/package_content"]["put"].is_object());
+        let faults = super::document(registry.newest(Api::Vnffm, 1).unwrap(), "http://vnfm", true);
+        assert_eq!(faults["servers"][0]["url"], "http://vnfm/vnffm/v1");
+        assert_eq!(
+            faults["paths"]["/alarms/{alarmId}"]["patch"]["requestBody"]["content"]["application/merge-patch+json"]["schema"]
+                ["$ref"],
+            "#/components/schemas/AlarmModifications"
+        );
+        assert!(faults["paths"]["/subscriptions"]["post"]["responses"]["303"].is_object());
     }
 
     fn document_of(registry: &Registry, api: Api, major: u64) -> Value {

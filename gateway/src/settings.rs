@@ -53,6 +53,8 @@ pub struct PagingSettings {
     pub lcm_op_occ_page_size: usize,
     pub subscription_page_size: usize,
     pub vnf_package_page_size: usize,
+    /// VNF FM alarms (`/vnffm/v1/alarms`; Tacker's `vnffm_alarm_page_size`).
+    pub alarm_page_size: usize,
     /// PM jobs and thresholds (Tacker's `vnfpm_pmjob_page_size`, `vnfpm_pmthreshold_page_size`).
     pub pm_job_page_size: usize,
     pub pm_threshold_page_size: usize,
@@ -65,6 +67,7 @@ impl Default for PagingSettings {
             lcm_op_occ_page_size: 100,
             subscription_page_size: 100,
             vnf_package_page_size: 100,
+            alarm_page_size: 100,
             pm_job_page_size: 100,
             pm_threshold_page_size: 100,
         }
@@ -87,5 +90,59 @@ pub struct NotificationCredentials {
 impl std::fmt::Debug for NotificationCredentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NotificationCredentials").field("user_name", &self.user_name).finish_non_exhaustive()
+    }
+}
+
+/// Tacker's Prometheus plugin (the `[prometheus_plugin]` table): Alertmanager's webhooks into
+/// solgate. Each switch turns one webhook on; every one is off by default, and one that is on
+/// answers only requests with the credentials below (Alertmanager's `http_config` sends
+/// either kind). Outside `[auth]`, like the NFVO's package notifications.
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PrometheusPluginSettings {
+    /// `POST /alert`: alerts labelled `function_type: vnffm` raise and clear VNF FM alarms.
+    pub fault_management: bool,
+    /// `POST /alert/auto_healing`: alerts labelled `function_type: auto_heal` heal the VNFC
+    /// they name (an instance whose `vnfConfigurableProperties.isAutohealEnabled` is true).
+    pub auto_healing: bool,
+    /// `POST /alert/auto_scaling`: alerts labelled `function_type: auto_scale` scale the
+    /// instance they name (`vnfConfigurableProperties.isAutoscaleEnabled` true).
+    pub auto_scaling: bool,
+    /// HTTP Basic credentials of the webhooks (`http_config.basic_auth`); the password a PHC
+    /// hash (`solgate hash-secret`) or, with a warning at start, the password itself.
+    pub webhook_user_name: String,
+    pub webhook_password: String,
+    /// A bearer token of the webhooks (`http_config.authorization.credentials`), hashed or
+    /// plain as the password.
+    pub webhook_token: String,
+}
+
+impl PrometheusPluginSettings {
+    /// Whether any webhook is on.
+    pub fn any_enabled(&self) -> bool {
+        self.fault_management || self.auto_healing || self.auto_scaling
+    }
+
+    /// What makes the settings unusable: a webhook on without credentials (it would be open
+    /// to anyone who can reach the port), or half of the Basic credentials.
+    pub fn problem(&self) -> Option<String> {
+        if self.webhook_user_name.is_empty() != self.webhook_password.is_empty() {
+            return Some("webhook_user_name and webhook_password are set together or not at all".into());
+        }
+        let credentials = !self.webhook_password.is_empty() || !self.webhook_token.is_empty();
+        (self.any_enabled() && !credentials).then(|| {
+            "an enabled webhook needs credentials: webhook_user_name and webhook_password, or webhook_token".into()
+        })
+    }
+}
+
+impl std::fmt::Debug for PrometheusPluginSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrometheusPluginSettings")
+            .field("fault_management", &self.fault_management)
+            .field("auto_healing", &self.auto_healing)
+            .field("auto_scaling", &self.auto_scaling)
+            .field("webhook_user_name", &self.webhook_user_name)
+            .finish_non_exhaustive()
     }
 }

@@ -58,6 +58,8 @@ pub struct AppState {
     /// `[nfvo] package_notifications = true`: the credentials the NFVO's package
     /// notifications carry; `None` serves no notification endpoint.
     pub nfvo_notifications: Option<crate::settings::NotificationCredentials>,
+    /// Alertmanager's webhooks (`[prometheus_plugin]`): which are on, and their credentials.
+    pub webhooks: crate::alerts::Webhooks,
     /// The Prometheus rules of PM jobs and thresholds (`[vnfpm]`).
     pub vnfpm: Arc<solgate_core::pm::rules::RuleWriter>,
 }

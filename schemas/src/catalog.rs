@@ -95,6 +95,15 @@ pub(crate) const PUBLISHED: &[Published] = &[
         source: Source::Full(include_str!("../data/vnfpkgm/1.3.0.json")),
     },
     Published {
+        api: Api::Vnffm,
+        version: ApiVersionId::new(1, 3, 0),
+        // SOL003 V3.3.1 clause 7: VNF Fault Management API 1.3.0, as Tacker serves it under
+        // /vnffm/v1 (tacker/sol_refactored/api/api_version.py CURRENT_FM_VERSION; its objects cite
+        // "v3.3.1 7.5.x (API version: 1.3.0)"). ETSI's V3.7.1 OpenAPI is API 1.5.0, a later minor.
+        etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
+        source: Source::Full(include_str!("../data/vnffm/1.3.0.json")),
+    },
+    Published {
         api: Api::Vnfpm,
         version: ApiVersionId::new(2, 1, 0),
         // SOL003 V3.3.1 (and V3.5.1, V3.6.1): VNF PM API 2.1.0 (etsi-mano-model 3.3.1
@@ -112,6 +121,8 @@ impl Registry {
             MajorInfo { api: Api::Vnflcm, major: 1, version_header_required: false },
             MajorInfo { api: Api::Vnflcm, major: 2, version_header_required: true },
             MajorInfo { api: Api::Vnfpkgm, major: 1, version_header_required: false },
+            // A Release 3 API: `Version` is mandatory (python-tackerclient sends 1.3.0).
+            MajorInfo { api: Api::Vnffm, major: 1, version_header_required: true },
             MajorInfo { api: Api::Vnfpm, major: 2, version_header_required: true },
         ];
         let mut versions: Vec<VersionEntry> = Vec::new();

@@ -5,7 +5,7 @@ VNF Performance Management API 2.1.0 is what SOL003 V3.3.1 defines (and V3.5.1, 
 GitHub openmsa/etsi-mano-model, 3.3.1/3.5.1/3.6.1 mano-versions.json, "vnfpm" 2.1.0) and what
 Tacker serves under /vnfpm/v2 (tacker/sol_refactored/api/api_version.py, CURRENT_PM_VERSION).
 No machine-readable V3.3.1 PM OpenAPI is available here; the types follow ETSI's V3.7.1 OpenAPI
-(PM API 2.2.0, vendored under schemas/tests/etsi/) wherever the generated V3.3.1 model of
+(PM API 2.2.0, vendored under schemas/tests/fixtures/etsi-sol003-v3.7.1/) wherever the generated V3.3.1 model of
 etsi-mano-model (3.3.1/model/.../em/vnfind/*.java, vnfm/vnfpm/*.java) shows the same attributes,
 required members and enumerations -- it does for every type below -- with the YAML's defects
 corrected as the document text says (each correction is an erratum in

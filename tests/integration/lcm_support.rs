@@ -151,6 +151,7 @@ pub fn orphaned_instantiate_of(
             links: &links,
             scope: None,
             if_match: None,
+            automatic: false,
         },
     )
     .unwrap();

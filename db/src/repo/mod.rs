@@ -2,7 +2,9 @@
 //! take a connection, so callers compose them inside one transaction
 //! ([`crate::write_transaction`]).
 
+pub mod alarms;
 pub mod conductors;
+pub mod fm_subscriptions;
 pub mod lcm;
 pub mod list;
 pub mod notifications;

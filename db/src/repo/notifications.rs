@@ -1,7 +1,10 @@
 //! The notification outbox: one row per (notification, subscription), delivered in id
-//! order per subscription by the delivery worker. `api` names the API whose subscription
-//! table holds the subscription (`vnflcm`: the `lccn_subscriptions_v{major}` tables,
-//! `vnfpkgm`: `pkgm_subscriptions`), so every API's notifications share one pipeline.
+//! order per subscription by the delivery worker. `api` names the API whose table holds
+//! what the row is sent to (`vnflcm`: the `lccn_subscriptions_v{major}` tables, `vnfpkgm`:
+//! `pkgm_subscriptions`), so every API's notifications share one pipeline;
+//! `subscription_id` is the id of that subscription, or of another resource that carries
+//! its own callback (SOL003 PM jobs and thresholds do). `solgate_core::notify::callback_target`
+//! resolves a row.
 
 use diesel::prelude::*;
 use serde_json::Value;

@@ -138,10 +138,14 @@ impl Principal {
 pub const TOKEN_KEY_PURPOSE: &str = "solgate access token signing v1";
 
 /// Paths that need no token: the token endpoint, the probes Kubernetes and Prometheus call
-/// without one, and the NFVO's package notifications (HTTP Basic with credentials of their
-/// own, checked by their handlers).
+/// without one, the NFVO's package notifications and Alertmanager's webhooks (credentials
+/// of their own, checked by their handlers).
 const OPEN_PATHS: &[&str] =
     &[endpoint::PATH, "/healthz", "/readyz", "/metrics", crate::settings::NFVO_NOTIFICATIONS_PATH];
+
+fn is_open(path: &str) -> bool {
+    OPEN_PATHS.contains(&path) || crate::alerts::PATHS.contains(&path)
+}
 
 /// Verified tokens kept at most (then the cache starts over).
 const VERIFIED_CAPACITY: usize = 10_000;
@@ -221,7 +225,7 @@ impl Authenticator {
     /// applies (mode none, or an open path). Async: a token may have to be checked with an
     /// authorization server.
     pub async fn authenticate(&self, req: &ServiceRequest) -> Result<Option<Principal>, ApiError> {
-        if self.settings.mode == AuthMode::None || OPEN_PATHS.contains(&req.path()) {
+        if self.settings.mode == AuthMode::None || is_open(req.path()) {
             return Ok(None);
         }
         if let Some(keystone) = &self.keystone {

@@ -50,7 +50,7 @@ impl Policy {
 }
 
 /// The APIs scopes are named after (`nfvo`: the VIM registry, `/v1.0/vims`, as `nfvo:v1:...`).
-const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm", "vnfpm", "nfvo"];
+const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm", "vnffm", "vnfpm", "nfvo"];
 
 /// Whether `scope` is one of solgate's (`{api}:v{N}:{permission}`), which the token
 /// endpoint may grant.
@@ -124,9 +124,12 @@ fn target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
         // A task or a sub-resource: its own name (instantiate, retry, package_content, vnfd, ...).
         (_, _, _) => rest[1..].iter().copied().filter(|part| !part.is_empty()).take(1).collect(),
     };
-    // Tacker's PM policies (`api/policies/vnfpm_v2.py`): `create`, `index`, `show`, `update`,
-    // `delete` and `report_get` for PM jobs, the same with `_threshold` for thresholds.
+    // Tacker's FM rules name subscription operations subscription_create, subscription_list, ...
+    // Its PM rules (`api/policies/vnfpm_v2.py`): `create`, `index`, `show`, `update`, `delete`
+    // and `report_get` for PM jobs, the same with `_threshold` for thresholds.
     let action = match (*api, *resource, action.as_str()) {
+        ("vnffm", "subscriptions", "index") => "subscription_list".to_owned(),
+        ("vnffm", "subscriptions", "show" | "create" | "delete") => format!("subscription_{action}"),
         ("vnfpm", "pm_jobs", "reports") => "report_get".to_owned(),
         ("vnfpm", "thresholds", _) => format!("{action}_threshold"),
         _ => action,
@@ -169,6 +172,8 @@ fn rule_name(method: &Method, path: &str) -> Option<String> {
     }
     let prefix = match (target.api, target.major) {
         ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
+        // Tacker's FM policies (api/policies/vnffm_v1.py).
+        ("vnffm", Some(_)) => return Some(format!("os_nfv_orchestration_api_v2:vnf_fault_monitor:{}", target.action)),
         _ => "os_nfv_orchestration_api",
     };
     // Package subscriptions would share v1 LCM subscriptions' names (Tacker has no package
@@ -225,6 +230,23 @@ mod tests {
             "os_nfv_orchestration_api:subscriptions:create"
         );
         assert_eq!(rule(Method::GET, "/vnflcm/api_versions").unwrap().1, Role::Reader);
+        assert_eq!(
+            rule(Method::GET, "/vnffm/v1/alarms"),
+            Some(("os_nfv_orchestration_api_v2:vnf_fault_monitor:index".into(), Role::Reader))
+        );
+        assert_eq!(
+            rule(Method::PATCH, "/vnffm/v1/alarms/a"),
+            Some(("os_nfv_orchestration_api_v2:vnf_fault_monitor:update".into(), Role::Member))
+        );
+        assert_eq!(
+            rule(Method::GET, "/vnffm/v1/subscriptions").unwrap().0,
+            "os_nfv_orchestration_api_v2:vnf_fault_monitor:subscription_list"
+        );
+        assert_eq!(
+            rule(Method::DELETE, "/vnffm/v1/subscriptions/s").unwrap().0,
+            "os_nfv_orchestration_api_v2:vnf_fault_monitor:subscription_delete"
+        );
+        assert_eq!(rule(Method::POST, "/alert"), None, "Alertmanager's webhooks have credentials of their own");
         assert_eq!(rule(Method::POST, "/v1.0/vims.json"), Some(("create_vim".into(), Role::Member)));
         assert_eq!(rule(Method::GET, "/v1.0/vims"), Some(("get_vim".into(), Role::Reader)));
         assert_eq!(rule(Method::GET, "/v1.0/vims/v.json").unwrap().0, "get_vim");
@@ -276,6 +298,10 @@ mod tests {
         assert!(allows(&["vnfpm:v2:report_get"], Method::GET, "/vnfpm/v2/pm_jobs/j/reports/r"));
         assert!(allows(&["nfvo:v1:create"], Method::POST, "/v1.0/vims"));
         assert!(!allows(&["nfvo:v1:readonly"], Method::DELETE, "/v1.0/vims/v"));
+        assert!(allows(&["vnffm:v1:update"], Method::PATCH, "/vnffm/v1/alarms/a"));
+        assert!(!allows(&["vnffm:v1:update"], Method::POST, "/vnffm/v1/subscriptions"));
+        assert!(allows(&["vnffm:v1:subscription_create"], Method::POST, "/vnffm/v1/subscriptions"));
+        assert!(allows(&["vnffm:v1:readonly"], Method::GET, "/vnffm/v1/subscriptions/s"));
 
         assert!(is_known_scope("vnflcm:v2:all") && is_known_scope("vnfpkgm:v1:package_content"));
         for unknown in ["vnflcm", "vnflcm:2:all", "vnflcm:v2:", "nova:v2:all", "vnflcm:v2:all:x", "vnflcm:vx:all"] {

@@ -28,7 +28,7 @@ const fn list(schema: &'static str) -> Option<Shape> {
 pub fn shape(method: &Method, path: &str, status: u16) -> Option<Shape> {
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
     let (api, rest) = segments.split_first()?;
-    if !matches!(*api, "vnflcm" | "vnfpkgm" | "vnfpm") {
+    if !matches!(*api, "vnflcm" | "vnfpkgm" | "vnffm" | "vnfpm") {
         return None;
     }
     if status >= 400 {
@@ -58,6 +58,12 @@ pub fn shape(method: &Method, path: &str, status: u16) -> Option<Shape> {
         ("vnfpkgm", ["subscriptions"]) if get => list("PkgmSubscription"),
         ("vnfpkgm", ["subscriptions"]) if created => one("PkgmSubscription"),
         ("vnfpkgm", ["subscriptions", _]) if get => one("PkgmSubscription"),
+        ("vnffm", ["alarms"]) if get => list("Alarm"),
+        ("vnffm", ["alarms", _]) if get => one("Alarm"),
+        ("vnffm", ["alarms", _]) if *method == Method::PATCH && status == 200 => one("AlarmModifications"),
+        ("vnffm", ["subscriptions"]) if get => list("FmSubscription"),
+        ("vnffm", ["subscriptions"]) if created => one("FmSubscription"),
+        ("vnffm", ["subscriptions", _]) if get => one("FmSubscription"),
         ("vnfpm", ["pm_jobs"]) if get => list("PmJob"),
         ("vnfpm", ["pm_jobs"]) if created => one("PmJob"),
         ("vnfpm", ["pm_jobs", _]) if get => one("PmJob"),

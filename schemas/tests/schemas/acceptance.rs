@@ -21,9 +21,13 @@ fn the_catalog_serves_each_version_with_its_etsi_document() {
             ("vnflcm".to_owned(), "2.10.0".to_owned(), "ETSI GS NFV-SOL 003 V4.3.1"),
             ("vnflcm".to_owned(), "2.12.0".to_owned(), "ETSI GS NFV-SOL 003 V4.5.1"),
             ("vnfpkgm".to_owned(), "1.3.0".to_owned(), "ETSI GS NFV-SOL 005 V2.6.1"),
+            ("vnffm".to_owned(), "1.3.0".to_owned(), "ETSI GS NFV-SOL 003 V3.3.1"),
             ("vnfpm".to_owned(), "2.1.0".to_owned(), "ETSI GS NFV-SOL 003 V3.3.1"),
         ]
     );
+    // VNF FM is a Release 3 API: `Version` is required, as for vnflcm v2.
+    assert!(registry().negotiate(Api::Vnffm, 1, None).is_err());
+    assert_eq!(registry().negotiate(Api::Vnffm, 1, Some("1.3.0")).unwrap().version_string(), "1.3.0");
     // Ordered numerically: 2.10.0 and 2.12.0 come after 2.3.0.
     assert_eq!(registry().newest(Api::Vnflcm, 2).unwrap().version_string(), "2.12.0");
     assert_eq!(registry().negotiate(Api::Vnfpkgm, 1, None).unwrap().version_string(), "1.3.0");

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
-use solgate_schemas::Api;
+use solgate_schemas::{Api, VersionDocument};
 
 use crate::support::{entry, manifest_dir};
 
@@ -29,33 +29,33 @@ pub(crate) struct Etsi {
     types: BTreeMap<String, (String, Value)>,
 }
 
-fn etsi() -> Option<Etsi> {
-    let named = std::env::var_os("SOLGATE_ETSI_DIR").filter(|dir| !dir.is_empty()).map(PathBuf::from);
-    let required = named.is_some();
-    let dir = named.unwrap_or_else(|| manifest_dir().join("../../shared/etsi")).join("sol003-v3.7.1");
-    load(&dir, FILES, required)
-}
-
-/// The definitions of `files` under `dir`; `None` when one is missing and not `required`.
-pub(crate) fn load(dir: &Path, files: &[&str], required: bool) -> Option<Etsi> {
+/// The definitions of `files` under `dir`; `Err` names a file that cannot be read.
+pub(crate) fn load(dir: &Path, files: &[&str]) -> Result<Etsi, String> {
     let mut types = BTreeMap::new();
     for file in files {
         let path = dir.join(file);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) => {
-                assert!(!required, "SOLGATE_ETSI_DIR is set but {} is missing: {e}", path.display());
-                eprintln!("note: {} not found ({e}); skipping the V3.7.1 comparison", path.display());
-                return None;
-            }
-        };
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let doc: Value = serde_yaml_ng::from_str(&text).expect("ETSI YAML parses");
         for (name, schema) in doc["definitions"].as_object().expect("a definitions section") {
             let previous = types.insert(name.clone(), ((*file).to_owned(), schema.clone()));
             assert!(previous.is_none(), "{name} is defined twice");
         }
     }
-    Some(Etsi { types })
+    Ok(Etsi { types })
+}
+
+fn etsi() -> Option<Etsi> {
+    let named = std::env::var_os("SOLGATE_ETSI_DIR").filter(|dir| !dir.is_empty()).map(PathBuf::from);
+    let required = named.is_some();
+    let dir = named.unwrap_or_else(|| manifest_dir().join("../../shared/etsi")).join("sol003-v3.7.1");
+    match load(&dir, FILES) {
+        Ok(etsi) => Some(etsi),
+        Err(e) => {
+            assert!(!required, "SOLGATE_ETSI_DIR is set but {e}");
+            eprintln!("note: {e}; skipping the V3.7.1 comparison");
+            None
+        }
+    }
 }
 
 /// `../../General_Definitions/SOL003_def.yaml#/definitions/Link` seen from `from` -> `Link`,
@@ -238,15 +238,14 @@ fn refs_in_descriptions(node: &Value, pointer: &str, out: &mut Vec<String>) {
 #[test]
 fn v2_3_0_matches_etsi_sol003_v3_7_1() {
     let Some(etsi) = etsi() else { return };
-    matches_with_errata(&etsi, entry(Api::Vnflcm, "2.3.0"), ERRATA, 50);
+    let document = entry(Api::Vnflcm, "2.3.0").dictionary.document().unwrap();
+    check_against(&etsi, document, ERRATA, 50);
 }
 
-/// Compares a version's dictionary with ETSI's definitions type by type (every type both name,
-/// at least `min_shared` of them): each difference must be an erratum of `errata` (its JSON
-/// text), each erratum must still match a difference, the `not_served` erratum must list exactly
-/// the YAML types no served type reaches, and every `$ref` left in a description is listed.
-pub(crate) fn matches_with_errata(etsi: &Etsi, entry: &solgate_schemas::VersionEntry, errata: &str, min_shared: usize) {
-    let document = entry.dictionary.document().unwrap();
+/// Compares `document` with ETSI's definitions type by type: every difference must be an erratum
+/// of `errata` (and every erratum a difference), the `not_served` erratum must list exactly the
+/// YAML types no served type reaches, and every `$ref` ETSI left in a description is listed.
+pub(crate) fn check_against(etsi: &Etsi, document: &VersionDocument, errata: &str, min_shared: usize) {
     let shared: BTreeSet<String> =
         document.defs.keys().filter(|name| etsi.types.contains_key(*name)).cloned().collect();
     assert!(shared.len() >= min_shared, "only {} types in common: wrong files?", shared.len());
@@ -254,7 +253,7 @@ pub(crate) fn matches_with_errata(etsi: &Etsi, entry: &solgate_schemas::VersionE
         .iter()
         .map(|name| {
             let (file, schema) = &etsi.types[name];
-            (name.clone(), normalize_etsi(&etsi, file, schema, &shared))
+            (name.clone(), normalize_etsi(etsi, file, schema, &shared))
         })
         .collect();
     let our_side: BTreeMap<String, Value> = shared
@@ -320,7 +319,7 @@ pub(crate) fn matches_with_errata(etsi: &Etsi, entry: &solgate_schemas::VersionE
     assert!(stale.is_empty(), "errata that no longer match a difference: {stale:?}");
 
     // The YAML types solgate does not serve: exactly those no served type reaches.
-    let served = reachable(&etsi, document.dictionary.iter().filter(|n| etsi.types.contains_key(*n)).cloned());
+    let served = reachable(etsi, document.dictionary.iter().filter(|n| etsi.types.contains_key(*n)).cloned());
     let unserved: BTreeSet<String> = etsi.types.keys().filter(|n| !served.contains(*n)).cloned().collect();
     assert_eq!(
         unserved_listed, unserved,

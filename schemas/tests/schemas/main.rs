@@ -5,8 +5,9 @@
 mod acceptance;
 mod compatibility;
 mod etsi_bundle;
+mod etsi_fm;
 mod etsi_v3_7_1;
-mod etsi_vnfpm;
+mod etsi_pm;
 mod golden;
 mod safety;
 mod support;

@@ -50,6 +50,7 @@ pub async fn accept(
                 links: &links,
                 scope: scope.as_deref(),
                 if_match: if_match.as_ref(),
+                automatic: false,
             };
             Ok(requests::accept(conn, &request)?)
         })

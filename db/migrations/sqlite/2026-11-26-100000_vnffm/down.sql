@@ -1,0 +1,2 @@
+DROP TABLE fm_subscriptions_v1;
+DROP TABLE alarms_v1;

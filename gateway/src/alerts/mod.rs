@@ -1,0 +1,51 @@
+//! Alertmanager's webhooks on the paths of Tacker's Prometheus plugin (`[prometheus_plugin]`):
+//! `POST /alert` raises and clears VNF FM alarms, `POST /alert/auto_healing` and
+//! `POST /alert/auto_scaling` heal and scale VNF instances through the LCM path of the API.
+//!
+//! Each webhook is off unless its switch is on (404, Tacker's text, as Tacker answers), and
+//! one that is on is outside `[auth]` but answers only requests with the webhook credentials
+//! of the settings, HTTP Basic or a bearer token (what Alertmanager's `http_config` sends);
+//! Tacker's webhooks take anyone's alerts. A body that is not Alertmanager's webhook JSON is a
+//! 400 and changes nothing. Tacker answers 204 to everything, errors included (its plugin
+//! logs and swallows them); solgate answers a client mistake with its ProblemDetails, which
+//! Alertmanager logs and does not retry (it retries only 5xx).
+
+pub mod auto;
+pub mod fm;
+pub mod payload;
+pub mod webhook;
+
+use actix_web::web;
+use solgate_db::AnyConnection;
+use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor};
+
+use crate::error::ApiResult;
+use crate::route::resource;
+pub use webhook::{Webhook, Webhooks};
+
+/// `function_type: vnffm` alerts: VNF FM alarms.
+pub const FM_PATH: &str = "/alert";
+/// `function_type: auto_heal` alerts: heal the VNFC named.
+pub const AUTO_HEALING_PATH: &str = "/alert/auto_healing";
+/// `function_type: auto_scale` alerts: scale the instance named.
+pub const AUTO_SCALING_PATH: &str = "/alert/auto_scaling";
+
+/// Every webhook path: outside `[auth]`, checked by [`Webhooks::admit`] instead.
+pub const PATHS: &[&str] = &[FM_PATH, AUTO_HEALING_PATH, AUTO_SCALING_PATH];
+
+/// The webhook routes (always registered: a webhook that is off answers 404 with its reason).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource(FM_PATH).post(fm::alert).finish())
+        .service(resource(AUTO_HEALING_PATH).post(auto::auto_healing).finish())
+        .service(resource(AUTO_SCALING_PATH).post(auto::auto_scaling).finish());
+}
+
+/// The VNF instance an alert names, in whichever major's table holds it (v2 first).
+pub fn find_instance(conn: &mut AnyConnection, id: &str) -> ApiResult<Option<(LcmMajor, InstanceRecord)>> {
+    for major in [LcmMajor::V2, LcmMajor::V1] {
+        if let Some(record) = lcm::find_instance(conn, major, id)? {
+            return Ok(Some((major, record)));
+        }
+    }
+    Ok(None)
+}
