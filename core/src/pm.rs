@@ -196,7 +196,10 @@ mod tests {
         let job = record(json!({"id": "j1", "objectType": "Vnf", "objectInstanceIds": ["i1"], "_solgate": {
             "version": "2.1.0", "reports": [{"id": "r1", "readyTime": "2026-11-26T10:00:00Z"}], "lastReported": {}}}));
         let shown = job_document(&links, &job);
-        assert_eq!(shown["reports"], json!([{"href": "http://vnfm/vnfpm/v2/pm_jobs/j1/reports/r1", "readyTime": "2026-11-26T10:00:00Z"}]));
+        assert_eq!(
+            shown["reports"],
+            json!([{"href": "http://vnfm/vnfpm/v2/pm_jobs/j1/reports/r1", "readyTime": "2026-11-26T10:00:00Z"}])
+        );
         assert!(shown.get("_solgate").is_none());
         assert_eq!(job_links(&links, &job)["objects"][0]["href"], "http://vnfm/vnflcm/v2/vnf_instances/i1");
         let fresh = record(json!({"id": "j1", "objectInstanceIds": []}));
@@ -216,7 +219,11 @@ mod tests {
         assert_eq!(body["subObjectInstanceIds"], json!(["c1"]));
         assert_eq!(body["_links"]["performanceReport"]["href"], "http://vnfm/vnfpm/v2/pm_jobs/j1/reports/r1");
         let whole = record(json!({"objectType": "Vnf"}));
-        assert!(report_notification(&links, &whole, "r1", "i1", &["c1".to_owned()], "x").get("subObjectInstanceIds").is_none());
+        assert!(
+            report_notification(&links, &whole, "r1", "i1", &["c1".to_owned()], "x")
+                .get("subObjectInstanceIds")
+                .is_none()
+        );
         let threshold = record(json!({"objectType": "Vnf", "objectInstanceId": "i1"}));
         let crossing = Crossing { direction: "UP", sub_object: None, metric: "m".into(), value: json!(0.9) };
         let body = crossing_notification(&links, &threshold, &crossing, "x");

@@ -225,7 +225,8 @@ fn operations(api: Api, major: u64, version: solgate_schemas::ApiVersionId) -> V
                     .request("CreateThresholdRequest")
                     .returns(Schema("Threshold"))
                     .headers(&["Location"]),
-                Operation::new("get", "/thresholds/{thresholdId}", "Read a threshold", 200).returns(Schema("Threshold")),
+                Operation::new("get", "/thresholds/{thresholdId}", "Read a threshold", 200)
+                    .returns(Schema("Threshold")),
                 Operation {
                     request: Some(("ThresholdModifications", "application/merge-patch+json")),
                     ..Operation::new("patch", "/thresholds/{thresholdId}", "Modify a threshold", 200)

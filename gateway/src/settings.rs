@@ -108,6 +108,10 @@ pub struct PrometheusPluginSettings {
     /// `POST /alert/auto_scaling`: alerts labelled `function_type: auto_scale` scale the
     /// instance they name (`vnfConfigurableProperties.isAutoscaleEnabled` true).
     pub auto_scaling: bool,
+    /// `POST /pm_event` and `POST /pm_threshold`: alerts labelled `function_type: vnfpm` make
+    /// the performance reports of PM jobs, `vnfpm_threshold` ones cross thresholds
+    /// (docs/performance-management.md).
+    pub performance_management: bool,
     /// HTTP Basic credentials of the webhooks (`http_config.basic_auth`); the password a PHC
     /// hash (`solgate hash-secret`) or, with a warning at start, the password itself.
     pub webhook_user_name: String,
@@ -120,7 +124,7 @@ pub struct PrometheusPluginSettings {
 impl PrometheusPluginSettings {
     /// Whether any webhook is on.
     pub fn any_enabled(&self) -> bool {
-        self.fault_management || self.auto_healing || self.auto_scaling
+        self.fault_management || self.auto_healing || self.auto_scaling || self.performance_management
     }
 
     /// What makes the settings unusable: a webhook on without credentials (it would be open
@@ -142,6 +146,7 @@ impl std::fmt::Debug for PrometheusPluginSettings {
             .field("fault_management", &self.fault_management)
             .field("auto_healing", &self.auto_healing)
             .field("auto_scaling", &self.auto_scaling)
+            .field("performance_management", &self.performance_management)
             .field("webhook_user_name", &self.webhook_user_name)
             .finish_non_exhaustive()
     }

@@ -73,8 +73,9 @@ fn measured_instances(
 }
 
 /// `subObjectInstanceIds` of a request: IdentifierInVnf values without control characters
-/// (they end up in PromQL and labels) and, for compute metrics, VNFCs (vnfcInfo ids) of the
-/// one instance measured (422 otherwise: nothing could be measured for them).
+/// (they end up in PromQL and labels) and, for compute metrics, VNFCs of the one instance
+/// measured: a vnfcResourceInfo id, or a vnfcInfo id as Tacker's clients give (422
+/// otherwise: nothing could be measured for them).
 fn check_sub_objects(
     kind: ObjectType,
     sub_objects: &[String],
@@ -91,7 +92,7 @@ fn check_sub_objects(
             && !measured.get(instance).is_some_and(|instance| instance.has_vnfc(sub))
         {
             return Err(ApiError::unprocessable(format!(
-                "subObjectInstanceIds: {sub} is not a VNFC (vnfcInfo id) of VnfInstance {instance}."
+                "subObjectInstanceIds: {sub} is not a VNFC (vnfcResourceInfo or vnfcInfo id) of VnfInstance {instance}."
             )));
         }
     }
@@ -121,10 +122,8 @@ fn new_document(id: &str, request: &Value, members: &[&str], negotiated: &Negoti
             document.insert((*member).to_owned(), value.clone());
         }
     }
-    document.insert(
-        solgate_core::PRIVATE_KEY.into(),
-        json!({ solgate_core::notify::VERSION_KEY: negotiated.version() }),
-    );
+    document
+        .insert(solgate_core::PRIVATE_KEY.into(), json!({ solgate_core::notify::VERSION_KEY: negotiated.version() }));
     Value::Object(document)
 }
 

@@ -30,3 +30,4 @@ mod vims;
 mod vnflcm_v1;
 mod vnflcm_v2;
 mod vnfpkgm;
+mod vnfpm;

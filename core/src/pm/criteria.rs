@@ -109,7 +109,11 @@ fn metric(kind: ObjectType, name: &str, instances: &[&str], allow_suffix: bool) 
         return Err(bad(format!(
             "performanceMetric {name:?} is not a metric of objectType {}; use {}.",
             kind.name(),
-            kind.measurements().iter().map(|m| if kind.per_instance() { format!("{m}.{{vnfInstanceId}}") } else { (*m).to_owned() }).collect::<Vec<_>>().join(", ")
+            kind.measurements()
+                .iter()
+                .map(|m| if kind.per_instance() { format!("{m}.{{vnfInstanceId}}") } else { (*m).to_owned() })
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     };
     if kind.per_instance() {
@@ -124,7 +128,10 @@ fn metric(kind: ObjectType, name: &str, instances: &[&str], allow_suffix: bool) 
             ))),
         }
     } else if suffix.is_some() && !allow_suffix {
-        Err(bad(format!("performanceMetric {name:?} of objectType {} takes no suffix; use {measurement}.", kind.name())))
+        Err(bad(format!(
+            "performanceMetric {name:?} of objectType {} takes no suffix; use {measurement}.",
+            kind.name()
+        )))
     } else {
         Ok(Metric { name: name.to_owned(), measurement, instance: None })
     }
@@ -236,7 +243,14 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(kind, ObjectType::Vnf);
-        assert_eq!(metrics, [Metric { name: "VCpuUsageMeanVnf.i1".into(), measurement: "VCpuUsageMeanVnf", instance: Some("i1".into()) }]);
+        assert_eq!(
+            metrics,
+            [Metric {
+                name: "VCpuUsageMeanVnf.i1".into(),
+                measurement: "VCpuUsageMeanVnf",
+                instance: Some("i1".into())
+            }]
+        );
         let (_, metrics) = check_job(&job(
             "Vnfc",
             json!({"performanceMetricGroup": ["VirtualisedComputeResource"], "performanceMetric": ["VDiskUsagePeakVnf.i2"], "collectionPeriod": 30, "reportingPeriod": 30}),
@@ -251,7 +265,8 @@ mod tests {
         assert_eq!(metrics.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), INTERNAL_CP);
         assert!(metrics.iter().all(Metric::is_count));
 
-        let refused = |object_type: &str, criteria: Value| check_job(&job(object_type, criteria)).unwrap_err().to_string();
+        let refused =
+            |object_type: &str, criteria: Value| check_job(&job(object_type, criteria)).unwrap_err().to_string();
         let periods = json!({"collectionPeriod": 30, "reportingPeriod": 90});
         let with = |extra: Value| {
             let mut criteria = periods.clone();
@@ -259,15 +274,44 @@ mod tests {
             criteria
         };
         assert!(refused("Vnf", with(json!({"performanceMetric": ["VNetworkUsage.i1"]}))).contains("VNetworkUsage"));
-        assert!(refused("Vnf", with(json!({"performanceMetric": ["VCpuUsageMeanVnf"]}))).contains("must name a VNF instance"));
+        assert!(
+            refused("Vnf", with(json!({"performanceMetric": ["VCpuUsageMeanVnf"]})))
+                .contains("must name a VNF instance")
+        );
         assert!(refused("Vnf", with(json!({"performanceMetric": ["VCpuUsageMeanVnf.other"]}))).contains("i1, i2"));
-        assert!(refused("Vnf", with(json!({"performanceMetric": ["ByteIncomingVnfIntCp"]}))).contains("not a metric of objectType Vnf"));
-        assert!(refused("VnfExtCp", with(json!({"performanceMetricGroup": ["VnfInternalCp"]}))).contains("VnfExternalCp"));
-        assert!(refused("VNFC", with(json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"]}))).contains("objectType \"VNFC\""));
+        assert!(
+            refused("Vnf", with(json!({"performanceMetric": ["ByteIncomingVnfIntCp"]})))
+                .contains("not a metric of objectType Vnf")
+        );
+        assert!(
+            refused("VnfExtCp", with(json!({"performanceMetricGroup": ["VnfInternalCp"]}))).contains("VnfExternalCp")
+        );
+        assert!(
+            refused("VNFC", with(json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"]})))
+                .contains("objectType \"VNFC\"")
+        );
         assert!(refused("Vnf", periods.clone()).contains("performanceMetric or performanceMetricGroup"));
-        assert!(refused("Vnf", json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"], "collectionPeriod": 0, "reportingPeriod": 0})).contains("at least 1"));
-        assert!(refused("Vnf", json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"], "collectionPeriod": 60, "reportingPeriod": 30})).contains("shorter"));
-        assert!(refused("Vnf", with(json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"], "reportingBoundary": "2022/07/25 10:43:55"}))).contains("reportingBoundary"));
+        assert!(
+            refused(
+                "Vnf",
+                json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"], "collectionPeriod": 0, "reportingPeriod": 0})
+            )
+            .contains("at least 1")
+        );
+        assert!(
+            refused(
+                "Vnf",
+                json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"], "collectionPeriod": 60, "reportingPeriod": 30})
+            )
+            .contains("shorter")
+        );
+        assert!(
+            refused(
+                "Vnf",
+                with(json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"], "reportingBoundary": "2022/07/25 10:43:55"}))
+            )
+            .contains("reportingBoundary")
+        );
         let mut two = job("Vnf", with(json!({"performanceMetric": ["VCpuUsageMeanVnf.i1"]})));
         two["subObjectInstanceIds"] = json!(["c1"]);
         assert!(check_job(&two).unwrap_err().to_string().contains("exactly one"));
@@ -279,9 +323,17 @@ mod tests {
             json!({"objectType": object_type, "objectInstanceId": "i1", "callbackUri": "http://x",
                 "criteria": {"performanceMetric": metric, "thresholdType": "SIMPLE", "simpleThresholdDetails": {"thresholdValue": 1.0, "hysteresis": 0.1}}})
         };
-        assert_eq!(check_threshold(&request("Vnf", "VMemoryUsageMeanVnf.i1")).unwrap().1.measurement, "VMemoryUsageMeanVnf");
+        assert_eq!(
+            check_threshold(&request("Vnf", "VMemoryUsageMeanVnf.i1")).unwrap().1.measurement,
+            "VMemoryUsageMeanVnf"
+        );
         assert!(check_threshold(&request("VnfExtCp", "PacketIncomingVnfExtCp")).is_ok());
-        assert!(check_threshold(&request("VnfExtCp", "PacketIncomingVnfExtCp.eth0")).unwrap_err().to_string().contains("no suffix"));
+        assert!(
+            check_threshold(&request("VnfExtCp", "PacketIncomingVnfExtCp.eth0"))
+                .unwrap_err()
+                .to_string()
+                .contains("no suffix")
+        );
         assert!(check_threshold(&request("Vnf", "VMemoryUsageMeanVnf.i2")).is_err());
         assert!(check_threshold(&request("Vnf", "VMemoryUsageMeanVnf")).is_err());
         let mut no_details = request("Vnf", "VMemoryUsageMeanVnf.i1");

@@ -16,11 +16,12 @@
 //!   prevent (SOL003 clause 6.5.3.4, note 2); it also treats reaching `thresholdValue +
 //!   hysteresis` as not crossing, where the clause says "reaches or exceeds".
 //!
-//! An alert that is malformed (a label or the value missing, a value that is not a number) is
-//! the sender's mistake: the whole message is refused and nothing is stored. An alert that
-//! names no PM job or threshold, or an object, sub-object or metric its job or threshold does
-//! not measure, is ignored (a rule may outlive its job until Prometheus reloads); the caller
-//! decides what to answer from the [`Outcome`].
+//! One message is one transaction. An alert that is malformed (a label or the value missing, a
+//! value that is not a number) refuses the whole message (400), and so does one that names no
+//! PM job or threshold, or an object, sub-object or metric its job or threshold does not measure
+//! (422, each such alert named): nothing is stored, as the FM webhook does with an alert naming
+//! an unknown instance. Resolved alerts, alerts of other `function_type`s, measurements reported
+//! less than a reporting period ago and alerts after a job's `reportingBoundary` change nothing.
 
 use std::collections::BTreeMap;
 
@@ -43,6 +44,8 @@ pub const VNFPM_THRESHOLD: &str = "vnfpm_threshold";
 /// One alert of a webhook message, as the webhooks hand it over.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PmAlert {
+    /// Its position in the message (`/alerts/{index}`).
+    pub index: usize,
     pub firing: bool,
     pub labels: BTreeMap<String, String>,
     /// The `value` annotation.
@@ -64,12 +67,23 @@ pub struct Outcome {
     /// Reports stored (jobs) or crossings found (thresholds).
     pub stored: usize,
     pub notifications: usize,
-    /// Alerts that name nothing known, with the reason each was ignored.
-    pub ignored: Vec<String>,
+}
+
+/// Alerts named in one refusal at most.
+const MAX_LISTED: usize = 10;
+
+/// Alerts that name what no job or threshold measures: the message is refused (422).
+fn refuse(refused: Vec<String>) -> CoreError {
+    let more = refused.len().saturating_sub(MAX_LISTED);
+    let mut detail = refused.into_iter().take(MAX_LISTED).collect::<Vec<_>>().join("; ");
+    if more > 0 {
+        detail.push_str(&format!("; and {more} more"));
+    }
+    CoreError::Unprocessable(format!("Nothing was stored: {detail}."))
 }
 
 fn malformed(index: usize, detail: &str) -> CoreError {
-    CoreError::BadRequest(format!("Alert {index}: {detail}"))
+    CoreError::BadRequest(format!("/alerts/{index}: {detail}"))
 }
 
 fn required<'a>(alert: &'a PmAlert, index: usize, name: &str) -> Result<&'a str, CoreError> {
@@ -100,6 +114,7 @@ fn reported(metric: &Metric, value: f64) -> Value {
 
 /// What one alert measured.
 struct Reading<'a> {
+    index: usize,
     object: &'a str,
     sub: Option<&'a str>,
     metric: &'a str,
@@ -121,32 +136,33 @@ pub fn record_reports(
 ) -> Result<Outcome, CoreError> {
     // Malformed alerts first: refused before anything is read or written.
     let mut wanted = Vec::new();
-    for (index, alert) in alerts.iter().enumerate() {
+    for alert in alerts {
         if alert.label("function_type") != Some(VNFPM) || !alert.firing {
             continue;
         }
+        let index = alert.index;
         let job_id = required(alert, index, "job_id")?;
         let object = required(alert, index, "object_instance_id")?;
         let metric = required(alert, index, "metric")?;
         let value = measured(alert, index)?;
-        wanted.push((job_id, Reading { object, sub: alert.label("sub_object_instance_id"), metric, value }));
+        wanted.push((job_id, Reading { index, object, sub: alert.label("sub_object_instance_id"), metric, value }));
     }
     let mut outcome = Outcome::default();
+    let mut refused = Vec::new();
     let mut by_job: BTreeMap<&str, Vec<Reading<'_>>> = BTreeMap::new();
     for (job_id, reading) in wanted {
         by_job.entry(job_id).or_default().push(reading);
     }
     let now_text = solgate_db::repo::to_text(now);
     for (job_id, alerts) in by_job {
-        if !vnfpm::lock_job(conn, job_id)? {
-            outcome.ignored.extend(alerts.iter().map(|_| format!("no PM job {job_id}")));
-            continue;
-        }
-        let Some(mut job) = vnfpm::find_job(conn, job_id)? else { continue };
-        let Ok((_, metrics)) = criteria::check_job(&crate::without_private(job.body.clone())) else {
-            outcome.ignored.push(format!("PM job {job_id} has criteria this version cannot measure"));
+        let found = if vnfpm::lock_job(conn, job_id)? { vnfpm::find_job(conn, job_id)? } else { None };
+        let Some(mut job) = found else {
+            refused.extend(alerts.iter().map(|reading| format!("/alerts/{} names no PM job {job_id}", reading.index)));
             continue;
         };
+        let metrics = criteria::check_job(&crate::without_private(job.body.clone()))
+            .map(|(_, metrics)| metrics)
+            .unwrap_or_default();
         let period = job.body["criteria"]["reportingPeriod"].as_i64().unwrap_or_default();
         let margin = i64::try_from(settings.reporting_period_margin_secs).unwrap_or(i64::MAX);
         let boundary = job.body["criteria"]["reportingBoundary"].as_str().and_then(solgate_sol013::parse_datetime);
@@ -154,17 +170,18 @@ pub fn record_reports(
         let sub_objects = strings(&job.body["subObjectInstanceIds"]);
         let mut last_reported = job.body[PRIVATE_KEY][LAST_REPORTED_KEY].as_object().cloned().unwrap_or_default();
         let mut entries: Vec<Value> = Vec::new();
-        for Reading { object, sub, metric: metric_name, value } in alerts {
+        for Reading { index, object, sub, metric: metric_name, value } in alerts {
+            let mut refuse_alert = |what: String| refused.push(format!("/alerts/{index}: PM job {job_id} {what}"));
             if !objects.contains(&object) {
-                outcome.ignored.push(format!("PM job {job_id} does not measure object instance {object}"));
+                refuse_alert(format!("does not measure VNF instance {object}"));
                 continue;
             }
-            if sub.is_some_and(|sub| !sub_objects.contains(&sub)) {
-                outcome.ignored.push(format!("PM job {job_id} does not measure sub-object {}", sub.unwrap_or_default()));
+            if let Some(sub) = sub.filter(|sub| !sub_objects.contains(sub)) {
+                refuse_alert(format!("does not measure sub-object {sub}"));
                 continue;
             }
             let Some(metric) = metrics.iter().find(|metric| metric.name == metric_name) else {
-                outcome.ignored.push(format!("PM job {job_id} does not measure {metric_name}"));
+                refuse_alert(format!("does not measure {metric_name}"));
                 continue;
             };
             outcome.used += 1;
@@ -225,6 +242,9 @@ pub fn record_reports(
         outcome.stored += 1;
         outcome.notifications += notify_report(conn, links, &job, &report, &now_text)?;
     }
+    if !refused.is_empty() {
+        return Err(refuse(refused));
+    }
     if outcome.notifications > 0 {
         crate::notify::wake();
     }
@@ -276,47 +296,51 @@ pub fn record_crossings(
     now: DateTime<Utc>,
 ) -> Result<Outcome, CoreError> {
     let mut wanted = Vec::new();
-    for (index, alert) in alerts.iter().enumerate() {
+    for alert in alerts {
         if alert.label("function_type") != Some(VNFPM_THRESHOLD) || !alert.firing {
             continue;
         }
+        let index = alert.index;
         let threshold_id = required(alert, index, "threshold_id")?;
         let object = required(alert, index, "object_instance_id")?;
         let metric = required(alert, index, "metric")?;
         let value = measured(alert, index)?;
-        wanted.push((alert.starts_at, threshold_id, object, alert.label("sub_object_instance_id"), metric, value));
+        let reading = Reading { index, object, sub: alert.label("sub_object_instance_id"), metric, value };
+        wanted.push((alert.starts_at, threshold_id, reading));
     }
     // In the order the values were measured: a message may carry both sides' alerts.
     wanted.sort_by_key(|(starts_at, ..)| *starts_at);
     let now_text = solgate_db::repo::to_text(now);
     let mut outcome = Outcome::default();
-    for (_, threshold_id, object, sub, metric_name, value) in wanted {
-        if !vnfpm::lock_threshold(conn, threshold_id)? {
-            outcome.ignored.push(format!("no threshold {threshold_id}"));
-            continue;
-        }
-        let Some(mut threshold) = vnfpm::find_threshold(conn, threshold_id)? else { continue };
-        let body = &threshold.body;
-        if body["objectInstanceId"].as_str() != Some(object) {
-            outcome.ignored.push(format!("threshold {threshold_id} does not watch object instance {object}"));
-            continue;
-        }
-        if sub.is_some_and(|sub| !strings(&body["subObjectInstanceIds"]).contains(&sub)) {
-            outcome.ignored.push(format!("threshold {threshold_id} does not watch sub-object {}", sub.unwrap_or_default()));
-            continue;
-        }
-        let Ok((_, metric)) = criteria::check_threshold(&crate::without_private(body.clone())) else {
-            outcome.ignored.push(format!("threshold {threshold_id} has criteria this version cannot measure"));
+    let mut refused = Vec::new();
+    for (_, threshold_id, Reading { index, object, sub, metric: metric_name, value }) in wanted {
+        let mut refuse_alert = |what: String| refused.push(format!("/alerts/{index}: {what}"));
+        let found =
+            if vnfpm::lock_threshold(conn, threshold_id)? { vnfpm::find_threshold(conn, threshold_id)? } else { None };
+        let Some(mut threshold) = found else {
+            refuse_alert(format!("names no threshold {threshold_id}"));
             continue;
         };
-        if metric.name != metric_name {
-            outcome.ignored.push(format!("threshold {threshold_id} does not watch {metric_name}"));
+        let body = &threshold.body;
+        if body["objectInstanceId"].as_str() != Some(object) {
+            refuse_alert(format!("threshold {threshold_id} does not watch VNF instance {object}"));
             continue;
         }
+        if let Some(sub) = sub.filter(|sub| !strings(&body["subObjectInstanceIds"]).contains(sub)) {
+            refuse_alert(format!("threshold {threshold_id} does not watch sub-object {sub}"));
+            continue;
+        }
+        let metric = criteria::check_threshold(&crate::without_private(body.clone())).ok().map(|(_, metric)| metric);
+        let Some(metric) = metric.filter(|metric| metric.name == metric_name) else {
+            refuse_alert(format!("threshold {threshold_id} does not watch {metric_name}"));
+            continue;
+        };
         outcome.used += 1;
         let details = &body["criteria"]["simpleThresholdDetails"];
-        let (limit, hysteresis) =
-            (details["thresholdValue"].as_f64().unwrap_or_default(), details["hysteresis"].as_f64().unwrap_or_default());
+        let (limit, hysteresis) = (
+            details["thresholdValue"].as_f64().unwrap_or_default(),
+            details["hysteresis"].as_f64().unwrap_or_default(),
+        );
         let key = sub.unwrap_or_default().to_owned();
         let mut states = body[PRIVATE_KEY][super::CROSSING_KEY].as_object().cloned().unwrap_or_default();
         let last = states.get(&key).and_then(|state| state["direction"].as_str()).map(str::to_owned);
@@ -327,13 +351,20 @@ pub fn record_crossings(
         set_private(&mut threshold.body, super::CROSSING_KEY, Value::Object(states));
         vnfpm::update_threshold(conn, &threshold)?;
         if let Some(direction) = crossed {
-            let crossing =
-                Crossing { direction, sub_object: sub.map(str::to_owned), metric: metric_name.to_owned(), value: shown };
+            let crossing = Crossing {
+                direction,
+                sub_object: sub.map(str::to_owned),
+                metric: metric_name.to_owned(),
+                value: shown,
+            };
             let body = super::crossing_notification(links, &threshold, &crossing, &now_text);
             super::enqueue(conn, &threshold.id, &body)?;
             outcome.stored += 1;
             outcome.notifications += 1;
         }
+    }
+    if !refused.is_empty() {
+        return Err(refuse(refused));
     }
     if outcome.notifications > 0 {
         crate::notify::wake();
@@ -357,13 +388,20 @@ mod tests {
     #[test]
     fn counts_are_integers_and_ratios_numbers() {
         let count = Metric { name: "ByteIncomingVnfIntCp".into(), measurement: "ByteIncomingVnfIntCp", instance: None };
-        let ratio = Metric { name: "VCpuUsageMeanVnf.i".into(), measurement: "VCpuUsageMeanVnf", instance: Some("i".into()) };
+        let ratio =
+            Metric { name: "VCpuUsageMeanVnf.i".into(), measurement: "VCpuUsageMeanVnf", instance: Some("i".into()) };
         assert_eq!(reported(&count, 1.234567e6), json!(1_234_567));
         assert_eq!(reported(&ratio, 0.25), json!(0.25));
-        let alert = |value: &str| PmAlert { firing: true, labels: BTreeMap::new(), value: Some(value.into()), starts_at: None };
+        let alert = |value: &str| PmAlert {
+            index: 0,
+            firing: true,
+            labels: BTreeMap::new(),
+            value: Some(value.into()),
+            starts_at: None,
+        };
         assert_eq!(measured(&alert("1.5e+06"), 0).unwrap(), 1.5e6);
         assert!(measured(&alert("NaN"), 0).is_err());
         assert!(measured(&alert("+Inf"), 0).is_err());
-        assert!(measured(&alert("12 %"), 0).unwrap_err().to_string().starts_with("Alert 0:"));
+        assert!(measured(&alert("12 %"), 0).unwrap_err().to_string().starts_with("/alerts/0:"));
     }
 }

@@ -89,8 +89,9 @@ fn default_promql() -> BTreeMap<String, String> {
         "sum by (pod) (container_memory_working_set_bytes{{{{{POD}}}}}) / sum by (pod) \
          (container_spec_memory_limit_bytes{{{{{POD}}}}} > 0)"
     );
-    let disk =
-        format!("sum by (pod) (container_fs_usage_bytes{{{{{POD}}}}}) / sum by (pod) (container_fs_limit_bytes{{{{{POD}}}}} > 0)");
+    let disk = format!(
+        "sum by (pod) (container_fs_usage_bytes{{{{{POD}}}}}) / sum by (pod) (container_fs_limit_bytes{{{{{POD}}}}} > 0)"
+    );
     let network = |counter: &str| {
         format!("sum(container_network_{counter}_total{{{{{POD},interface=~\"{{sub_object_instance_id}}\"}}}})")
     };
@@ -199,8 +200,9 @@ pub fn check_settings(settings: &VnfpmSettings) -> Result<(), String> {
 /// What a rule needs of a measured VNF instance: its VNFCs' compute resources and namespace.
 #[derive(Debug, Clone, Default)]
 pub struct MeasuredInstance {
-    /// (vnfcInfo id, compute resource pattern) per VNFC.
-    vnfcs: Vec<(String, String)>,
+    /// Per VNFC: the ids that name it (its vnfcResourceInfo id, and the vnfcInfo id that
+    /// refers to it, which Tacker's sub-objects use) and its compute resource pattern.
+    vnfcs: Vec<(Vec<String>, String)>,
     namespace: String,
 }
 
@@ -221,11 +223,18 @@ impl MeasuredInstance {
             Some(regex_escaped(id))
         };
         let mut vnfcs = Vec::new();
-        for vnfc in info["vnfcInfo"].as_array().into_iter().flatten() {
-            let resource = resources.iter().find(|resource| resource["id"] == vnfc["vnfcResourceInfoId"]);
-            if let (Some(id), Some(pattern)) = (vnfc["id"].as_str(), resource.and_then(|resource| pattern(resource))) {
-                vnfcs.push((id.to_owned(), pattern));
-            }
+        for resource in &resources {
+            let (Some(id), Some(pattern)) = (resource["id"].as_str(), pattern(resource)) else { continue };
+            let mut ids = vec![id.to_owned()];
+            ids.extend(
+                info["vnfcInfo"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|vnfc| vnfc["vnfcResourceInfoId"] == resource["id"])
+                    .filter_map(|vnfc| vnfc["id"].as_str().map(str::to_owned)),
+            );
+            vnfcs.push((ids, pattern));
         }
         let namespace = resources
             .iter()
@@ -240,7 +249,7 @@ impl MeasuredInstance {
         let mut patterns: Vec<&str> = self
             .vnfcs
             .iter()
-            .filter(|(id, _)| vnfc.is_none_or(|wanted| wanted == id))
+            .filter(|(ids, _)| vnfc.is_none_or(|wanted| ids.iter().any(|id| id == wanted)))
             .map(|(_, pattern)| pattern.as_str())
             .collect();
         patterns.sort_unstable();
@@ -252,9 +261,9 @@ impl MeasuredInstance {
         }
     }
 
-    /// Whether `vnfc` is a vnfcInfo id of the instance.
+    /// Whether `vnfc` names a VNFC of the instance (its vnfcResourceInfo or vnfcInfo id).
     pub fn has_vnfc(&self, vnfc: &str) -> bool {
-        self.vnfcs.iter().any(|(id, _)| id == vnfc)
+        self.vnfcs.iter().any(|(ids, _)| ids.iter().any(|id| id == vnfc))
     }
 }
 
@@ -264,7 +273,8 @@ fn strip_pod_suffix(pod: &str) -> &str {
     let mut parts = pod.rsplitn(3, '-');
     let (Some(suffix), Some(hash), Some(base)) = (parts.next(), parts.next(), parts.next()) else { return pod };
     let suffix_ok = suffix.len() == 5 && suffix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    let hash_ok = (1..=10).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+    let hash_ok =
+        (1..=10).contains(&hash.len()) && hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
     if suffix_ok && hash_ok { base } else { pod }
 }
 
@@ -612,7 +622,10 @@ mod tests {
     #[test]
     fn templates_expand_placeholders_and_braces() {
         let given = values(&[("pod", "p.*"), ("namespace", "ns")]);
-        assert_eq!(expand("sum(x{{pod=~\"{pod}\",ns=\"{namespace}\"}})", &given).unwrap(), "sum(x{pod=~\"p.*\",ns=\"ns\"})");
+        assert_eq!(
+            expand("sum(x{{pod=~\"{pod}\",ns=\"{namespace}\"}})", &given).unwrap(),
+            "sum(x{pod=~\"p.*\",ns=\"ns\"})"
+        );
         assert!(expand("{nope}", &given).unwrap_err().contains("unknown placeholder"));
         assert!(expand("{reporting_period}", &given).unwrap_err().contains("no value"));
         assert!(expand("x{", &given).is_err());
@@ -657,7 +670,7 @@ mod tests {
         assert_eq!(measured.namespace, "curry");
         assert_eq!(measured.pods(Some("VNFC-r2")).unwrap(), r"local-vnfc-1");
         assert_eq!(measured.pods(None).unwrap(), r"(local-vnfc-1|vdu1-[0-9a-f]{1,10}-[0-9a-z]{5})");
-        assert!(measured.has_vnfc("VNFC-r1") && !measured.has_vnfc("r1"));
+        assert!(measured.has_vnfc("VNFC-r1") && measured.has_vnfc("r1") && !measured.has_vnfc("r3"));
         assert!(MeasuredInstance::of(&json!({})).pods(None).is_none());
     }
 
@@ -684,8 +697,11 @@ mod tests {
         let rule = &group["groups"][0]["rules"][0];
         assert_eq!(rule["expr"], "avg(cpu{pod=~\"vm-1\"}[30s])", "30 s at least, as Tacker");
         assert_eq!(rule["for"], "5s");
-        assert_eq!(rule["labels"], json!({"receiver_type": "tacker", "function_type": "vnfpm", "job_id": "j1",
-            "object_instance_id": "i1", "metric": "VCpuUsageMeanVnf.i1"}));
+        assert_eq!(
+            rule["labels"],
+            json!({"receiver_type": "tacker", "function_type": "vnfpm", "job_id": "j1",
+            "object_instance_id": "i1", "metric": "VCpuUsageMeanVnf.i1"})
+        );
         assert_eq!(rule["annotations"]["value"], "{{ $value }}");
         let no_vnfcs = BTreeMap::from([("i1".to_owned(), MeasuredInstance::default())]);
         assert!(matches!(writer.job_rules(&job, kind, &metrics, &no_vnfcs), Err(RuleError::NothingToMeasure(_))));

@@ -171,7 +171,15 @@ macro_rules! pm_table {
 }
 
 pm_table!(jobs, find_job, update_job, lock_job, delete_job_row, list_jobs, all_jobs);
-pm_table!(thresholds, find_threshold, update_threshold, lock_threshold, delete_threshold, list_thresholds, all_thresholds);
+pm_table!(
+    thresholds,
+    find_threshold,
+    update_threshold,
+    lock_threshold,
+    delete_threshold,
+    list_thresholds,
+    all_thresholds
+);
 
 pub fn insert_job(conn: &mut AnyConnection, record: &PmRecord) -> DbResult<()> {
     diesel::insert_into(jobs::table)
@@ -233,8 +241,10 @@ pub fn find_report(conn: &mut AnyConnection, job_id: &str, id: &str) -> DbResult
         .select((reports::id, reports::job_id, reports::ready_time, reports::body))
         .first::<(String, String, String, String)>(conn)
         .optional()?;
-    row.map(|(id, job_id, ready_time, body)| Ok(ReportRecord { id, job_id, ready_time, body: serde_json::from_str(&body)? }))
-        .transpose()
+    row.map(|(id, job_id, ready_time, body)| {
+        Ok(ReportRecord { id, job_id, ready_time, body: serde_json::from_str(&body)? })
+    })
+    .transpose()
 }
 
 pub fn delete_reports(conn: &mut AnyConnection, ids: &[String]) -> DbResult<usize> {

@@ -19,9 +19,8 @@ pub async fn show(
     let report = state
         .db(move |conn| {
             find(conn, &tenant, &id)?;
-            vnfpm::find_report(conn, &id, &report_id)?.ok_or_else(|| {
-                ApiError::not_found(format!("PerformanceReport {report_id} of PmJob {id} not found."))
-            })
+            vnfpm::find_report(conn, &id, &report_id)?
+                .ok_or_else(|| ApiError::not_found(format!("PerformanceReport {report_id} of PmJob {id} not found.")))
         })
         .await?;
     let body = negotiated.entry.dictionary.render("PerformanceReport", &report.body);
