@@ -565,3 +565,42 @@ async fn thresholds_are_crossed_up_and_down_once_each() {
         post_alerts(&app, "/pm_threshold", &message(&[(wrong, "99")])).await.problem(422).contains("does not watch")
     );
 }
+
+#[tokio::test]
+async fn a_jobs_credentials_are_sealed_at_rest_and_resealed_with_a_new_key() {
+    let app = TestApp::spawn_with(quick).await;
+    let receiver = Receiver::start().await;
+    let (instance, _) = instantiated(&app).await;
+    let mut request = job_request(&instance, &receiver.url("/pm"));
+    request["authentication"] =
+        json!({"authType": ["BASIC"], "paramsBasic": {"userName": "nfvo", "password": "pm-s3cret"}});
+    let id = created(&app, "pm_jobs", &request).await["id"].as_str().unwrap().to_owned();
+    let stored = || {
+        let database = app.database();
+        let mut conn = database.conn().unwrap();
+        let record = solgate_db::repo::vnfpm::find_job(&mut conn, &id).unwrap().unwrap();
+        assert!(!record.body.to_string().contains("pm-s3cret"), "the document holds no credentials");
+        record.authentication.unwrap()["paramsBasic"]["password"].as_str().unwrap().to_owned()
+    };
+    let before = stored();
+    assert!(before.starts_with("sealed:v1:"), "{before}");
+    let new_key = solgate_core::secrets::generate_key().unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_solgate"))
+        .arg("reseal")
+        .arg("--data-dir")
+        .arg(&app.data_dir)
+        .env_remove("SOLGATE_CONFIG")
+        .env("SOLGATE_SECRET_KEY", &new_key)
+        .env(
+            "SOLGATE__SECRETS__PREVIOUS_KEY_FILES",
+            format!("[{:?}]", app.data_dir.join("secret.key").display().to_string()),
+        )
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success() && printed.contains("1 subscription(s)"), "{printed}");
+    let after = stored();
+    assert!(after.starts_with("sealed:v1:") && after != before, "{after}");
+    let new_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, Some(&new_key)).unwrap();
+    assert_eq!(new_box.open_text("password", &after).unwrap(), "pm-s3cret");
+}
