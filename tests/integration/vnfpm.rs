@@ -604,3 +604,98 @@ async fn a_jobs_credentials_are_sealed_at_rest_and_resealed_with_a_new_key() {
     let new_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, Some(&new_key)).unwrap();
     assert_eq!(new_box.open_text("password", &after).unwrap(), "pm-s3cret");
 }
+
+/// The names of the rule groups Prometheus has loaded.
+async fn loaded_groups(prometheus_url: &str) -> Vec<String> {
+    let rules: Value = reqwest::get(format!("{prometheus_url}/api/v1/rules")).await.unwrap().json().await.unwrap();
+    rules["data"]["groups"].as_array().unwrap().iter().map(|group| group["name"].as_str().unwrap().to_owned()).collect()
+}
+
+/// The whole loop on one machine, with the real Prometheus and Alertmanager: solgate writes
+/// the rules of a PM job and a threshold into the directory Prometheus reads and reloads it;
+/// the rules fire; Alertmanager posts them to `/pm_event` and `/pm_threshold` with the webhook
+/// token; the job gets reports with the values Prometheus measured and its callback
+/// PerformanceInformationAvailableNotifications, the threshold's callback a
+/// ThresholdCrossedNotification. The local VIM has no pods to measure, so the PromQL of the
+/// two metrics reads what Prometheus really scrapes: solgate's own request counter of
+/// `/metrics` (one more each second); the rules' labels still name the VNF instance and VNFC.
+#[tokio::test]
+async fn real_prometheus_and_alertmanager_make_reports_and_cross_a_threshold() {
+    let prometheus_port = crate::monitoring::free_port();
+    let rules = tempfile::tempdir().unwrap();
+    let dir = rules.path().to_owned();
+    let app = TestApp::spawn_with(move |settings| {
+        webhooks_on(settings);
+        settings.vnfpm.rule_dir = dir;
+        settings.vnfpm.reload_url = format!("http://127.0.0.1:{prometheus_port}/-/reload");
+        let scraped = r#"sum(solgate_http_requests_total{{route="/metrics"}})"#;
+        settings.vnfpm.promql.insert("VCpuUsageMeanVnf".into(), scraped.into());
+        settings.vnfpm.promql.insert("VMemoryUsageMeanVnf".into(), scraped.into());
+        settings.vnfpm.threshold_collection_period_secs = 1;
+    })
+    .await;
+    let target = app.address.trim_start_matches("http://").to_owned();
+    let routes = [("vnfpm", app.url("/pm_event")), ("vnfpm_threshold", app.url("/pm_threshold"))];
+    let auth = json!({"authorization": {"type": "Bearer", "credentials": TOKEN}});
+    let Some(monitoring) =
+        crate::monitoring::Monitoring::start_routed(&target, rules.path(), &routes, auth, "2s", prometheus_port).await
+    else {
+        return;
+    };
+    let receiver = Receiver::start().await;
+    let (instance, vnfcs) = instantiated(&app).await;
+    let mut request = job_request(&instance, &receiver.url("/pm"));
+    request["criteria"]["reportingPeriod"] = json!(2);
+    let job = created(&app, "pm_jobs", &request).await;
+    let job_id = job["id"].as_str().unwrap().to_owned();
+    let mut threshold = threshold_request(&instance, &receiver.url("/th"), 0.5, 0.1);
+    threshold["subObjectInstanceIds"] = json!([vnfcs[0]]);
+    let threshold = created(&app, "thresholds", &threshold).await;
+    let threshold_id = threshold["id"].as_str().unwrap().to_owned();
+    let groups = loaded_groups(&monitoring.prometheus_url).await;
+    assert!(
+        groups.contains(&format!("solgate-{job_id}")) && groups.contains(&format!("solgate-{threshold_id}")),
+        "Prometheus loaded the rules solgate wrote: {groups:?}\n{}",
+        monitoring.logs()
+    );
+
+    // Two reports (Alertmanager repeats the firing alert), each announced to the callback.
+    let announced = receiver.wait_delivered("/pm", 2, Duration::from_secs(90)).await;
+    for notification in &announced {
+        assert_eq!(notification.body["notificationType"], "PerformanceInformationAvailableNotification");
+        assert_eq!(notification.body["pmJobId"], json!(job_id));
+        assert_eq!(notification.body["objectInstanceId"], json!(instance));
+        assert_eq!(notification.header("version"), Some(VERSION));
+    }
+    let shown = send(pm(&app, Method::GET, &format!("/vnfpm/v2/pm_jobs/{job_id}"))).await.json();
+    let reports = shown["reports"].as_array().unwrap();
+    assert!(reports.len() >= 2, "{shown}");
+    let mut values = Vec::new();
+    for reference in reports {
+        let path = reference["href"].as_str().unwrap().strip_prefix(&app.address).unwrap().to_owned();
+        let report = send(pm(&app, Method::GET, &path)).await.json();
+        let entry = &report["entries"][0];
+        assert_eq!(entry["performanceMetric"], json!(format!("VCpuUsageMeanVnf.{instance}")));
+        values.push(entry["performanceValues"][0]["value"].as_f64().expect("a measured number"));
+    }
+    assert!(values.iter().all(|value| *value >= 1.0), "the scrapes Prometheus counted: {values:?}");
+    assert!(values.windows(2).all(|pair| pair[1] >= pair[0]), "a counter only grows: {values:?}");
+
+    // The threshold: the counter is above 0.6 from the start: crossed upwards, once.
+    let crossed = receiver.wait_delivered("/th", 1, Duration::from_secs(60)).await;
+    let body = &crossed[0].body;
+    assert_eq!(
+        (&body["notificationType"], &body["crossingDirection"]),
+        (&json!("ThresholdCrossedNotification"), &json!("UP"))
+    );
+    assert_eq!((&body["thresholdId"], &body["subObjectInstanceId"]), (&json!(threshold_id), &json!(vnfcs[0])));
+    assert!(body["performanceValue"].as_f64().unwrap() >= 0.6, "{body}");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(receiver.delivered("/th").len(), 1, "repeats of the same side cross nothing");
+
+    // Deleting the job removes its rules from Prometheus.
+    assert_eq!(send(pm(&app, Method::DELETE, &format!("/vnfpm/v2/pm_jobs/{job_id}"))).await.status, 204);
+    let groups = loaded_groups(&monitoring.prometheus_url).await;
+    assert!(!groups.contains(&format!("solgate-{job_id}")), "{groups:?}");
+    assert!(groups.contains(&format!("solgate-{threshold_id}")));
+}
