@@ -2,6 +2,7 @@
 # Drives a fresh embedded solgate with the real python-tackerclient (through the
 # `openstack` CLI, no Keystone) and checks every v1 and v2 command the client offers for
 # VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md),
+# VNF FM alarms and FM subscriptions (an alarm raised through Alertmanager's webhook, /alert),
 # VNF PM jobs, reports and thresholds (a report made through Alertmanager's webhook, /pm_event),
 # and (default mode) the VIM registry against the test Keystone of services.sh
 # (SOLGATE_TEST_KEYSTONE_URL, started here when not set).
@@ -74,6 +75,11 @@ if [ "$default_mode" = true ] && [ -z "${SOLGATE_TEST_KEYSTONE_URL:-}" ]; then
     source deploy/scripts/services.sh
     ensure_keystone || { echo "FAIL: no Keystone for the vim commands" >&2; exit 1; }
 fi
+
+# Alertmanager's FM webhook (/alert) on, with its credentials: the vnffm commands need an alarm.
+webhook_password=tackerclient-check-webhook
+export SOLGATE__PROMETHEUS_PLUGIN__FAULT_MANAGEMENT=true SOLGATE__PROMETHEUS_PLUGIN__WEBHOOK_USER_NAME=alertmanager \
+    SOLGATE__PROMETHEUS_PLUGIN__WEBHOOK_PASSWORD="$webhook_password"
 
 # solgate, embedded, on a free port.
 SOLGATE_LOG_FORMAT=json "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/solgate.log" &
@@ -319,6 +325,41 @@ subsc=$(echo "$out" | json 'd["ID"]')
 run 0 "v2 vnflcm subsc list" -- $openstack vnflcm subsc list
 run 0 "v2 vnflcm subsc show" -- $openstack vnflcm subsc show "$subsc"
 run 0 "v2 vnflcm subsc delete" -- $openstack vnflcm subsc delete "$subsc"
+
+# ---- VNF FM (vnffm, API 1.3.0) on the instantiated v2 instance ----
+echo "{\"callbackUri\": \"$callback\", \"filter\": {\"perceivedSeverities\": [\"CRITICAL\"], \"vnfInstanceSubscriptionFilter\": {\"vnfInstanceIds\": [\"$inst\"]}}}" >"$work/fm-subsc.json"
+run 0 "vnffm sub create" -- $openstack vnffm sub create "$work/fm-subsc.json" -f json
+fm_subsc=$(echo "$out" | json 'd["ID"]')
+run 0 "vnffm sub list" -- $openstack vnffm sub list
+run 0 "vnffm sub list --filter" -- $openstack vnffm sub list --filter "(eq,id,$fm_subsc)" -f json
+[ "$(echo "$out" | json 'len(d)')" = 1 ] || { failures=$((failures + 1)); echo "FAIL: vnffm sub list --filter: $out" >&2; }
+run 0 "vnffm sub show" -- $openstack vnffm sub show "$fm_subsc" -f json
+# An alarm, raised as Alertmanager raises it (outside [auth], with the webhook's credentials).
+cat >"$work/alert.json" <<JSON
+{"receiver": "tacker", "status": "firing", "version": "4", "alerts": [{"status": "firing",
+ "labels": {"alertname": "VnfDown", "receiver_type": "tacker", "function_type": "vnffm", "vnf_instance_id": "$inst",
+            "perceived_severity": "CRITICAL", "event_type": "PROCESSING_ERROR_ALARM"},
+ "annotations": {"probable_cause": "Process Terminated", "fault_type": "Server Down", "fault_details": "check"},
+ "startsAt": "2026-11-26T10:00:00Z", "endsAt": "0001-01-01T00:00:00Z", "fingerprint": "0123456789abcdef"}]}
+JSON
+curl_tls=()
+if [ "$tls" = true ]; then curl_tls=(--cacert "$OS_CACERT"); fi
+run 0 "POST /alert (Alertmanager's webhook)" -- curl -s "${curl_tls[@]}" -o /dev/null -w '%{http_code}' -u "alertmanager:$webhook_password" \
+    -H 'Content-Type: application/json' --data-binary @"$work/alert.json" "$scheme://$address/alert"
+[ "$out" = 204 ] || { failures=$((failures + 1)); echo "FAIL: /alert answered $out" >&2; }
+run 0 "vnffm alarm list" -- $openstack vnffm alarm list
+run 0 "vnffm alarm list --filter" -- $openstack vnffm alarm list --filter "(eq,managedObjectId,$inst)" -f json
+alarm=$(echo "$out" | json 'd[0]["ID"]')
+run 0 "vnffm alarm show" -- $openstack vnffm alarm show "$alarm" -f json
+[ "$(echo "$out" | json 'd["Probable Cause"]')" = "Process Terminated" ] || { failures=$((failures + 1)); echo "FAIL: vnffm alarm show: $out" >&2; }
+run 0 "vnffm alarm update --ack-state ACKNOWLEDGED" -- $openstack vnffm alarm update "$alarm" --ack-state ACKNOWLEDGED -f json
+[ "$(echo "$out" | json 'd["Ack State"]')" = ACKNOWLEDGED ] || { failures=$((failures + 1)); echo "FAIL: vnffm alarm update: $out" >&2; }
+run 1 "vnffm alarm update (same state: 409, exit 1)" -- $openstack vnffm alarm update "$alarm" --ack-state ACKNOWLEDGED
+grep -q "cannot specify the same value" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the 409 detail was not shown" >&2; }
+run 0 "vnffm alarm update --ack-state UNACKNOWLEDGED" -- $openstack vnffm alarm update "$alarm" --ack-state UNACKNOWLEDGED
+run 1 "vnffm alarm show (unknown id: 404, exit 1)" -- $openstack vnffm alarm show 00000000-0000-0000-0000-000000000000
+run 0 "vnffm sub delete" -- $openstack vnffm sub delete "$fm_subsc"
+run 1 "vnffm sub show (deleted: 404, exit 1)" -- $openstack vnffm sub show "$fm_subsc"
 run 0 "v2 vnflcm terminate --D" -- $openstack vnflcm terminate "$inst" --D
 unset OS_TACKER_API_VERSION
 

@@ -97,6 +97,7 @@ DEFS = {
     # instances an alarm concerns); SOL003 has no such member. Tacker's AlarmV1 carries it
     # ("NOTE: vnfcInstanceIds is defined in NFV-SOL 002 v3.3.1 7.5.2.4") and python-tackerclient
     # shows it, and solgate correlates alarms to VNFCs: kept (erratum V1 of the V3.7.1 errata).
+    # SOL003's VnfInstance shows VNFCs as vnfcResourceInfo, so solgate lists their ids.
     "Alarm": obj(
         ["id", "managedObjectId", "alarmRaisedTime", "ackState", "perceivedSeverity", "eventTime", "eventType",
          "probableCause", "isRootCause", "_links"], {

@@ -27,6 +27,7 @@ mod telemetry;
 mod tenancy;
 mod tls;
 mod vims;
+mod vnffm;
 mod vnflcm_v1;
 mod vnflcm_v2;
 mod vnfpkgm;

@@ -261,3 +261,117 @@ groups:
     assert!(alert["fingerprint"].as_str().is_some_and(|f| !f.is_empty()));
     assert!(alert["startsAt"].as_str().is_some());
 }
+
+/// Alertmanager's `http_config` with the webhook credentials of `vnffm::webhooks_on`.
+fn webhook_auth() -> Value {
+    use crate::vnffm::{WEBHOOK_PASSWORD, WEBHOOK_USER};
+    serde_json::json!({"basic_auth": {"username": WEBHOOK_USER, "password": WEBHOOK_PASSWORD}})
+}
+
+/// The whole loop on one machine: a Prometheus rule on solgate's own metrics fires with Tacker's
+/// FM labels naming a VNFC of a real instance, Alertmanager posts it to solgate's `/alert` with
+/// the webhook credentials, the alarm is stored, and an FM subscriber receives its
+/// AlarmNotification.
+#[tokio::test]
+async fn a_firing_rule_raises_an_alarm_that_a_subscriber_hears_of() {
+    use crate::notifications::Receiver;
+    use crate::vnffm::{alarms, check_notification, first_vnfc, fm_subscribe, instantiated, webhooks_on};
+
+    let app = crate::helpers::TestApp::spawn_with(webhooks_on).await;
+    let receiver = Receiver::start().await;
+    let subscribed = fm_subscribe(&app, serde_json::json!({"callbackUri": receiver.url("/fm")})).await;
+    assert_eq!(subscribed.status, 201, "{}", subscribed.text);
+    let instance = instantiated(&app, serde_json::json!({})).await;
+    let instance_id = instance["id"].as_str().unwrap();
+    let (vnfc, compute) = first_vnfc(&instance);
+    let rules = format!(
+        r#"
+groups:
+- name: solgate-fm
+  rules:
+  - alert: VnfcDown
+    expr: up{{job="solgate"}} == 1
+    labels:
+      receiver_type: tacker
+      function_type: vnffm
+      vnf_instance_id: "{instance_id}"
+      vnfc_info_id: "{vnfc}"
+      perceived_severity: CRITICAL
+      event_type: EQUIPMENT_ALARM
+    annotations:
+      probable_cause: Process Terminated
+      fault_type: Server Down
+      fault_details: the VNFC stopped answering
+"#
+    );
+    let target = app.address.trim_start_matches("http://").to_owned();
+    let Some(monitoring) = Monitoring::start(&target, &rules, &app.url("/alert"), Some(webhook_auth())).await else {
+        return;
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let alarm = loop {
+        if let Some(alarm) = alarms(&app, "").await.into_iter().next() {
+            break alarm;
+        }
+        assert!(Instant::now() < deadline, "no alarm was raised\n{}", monitoring.logs());
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(alarm["managedObjectId"], instance_id);
+    assert_eq!(alarm["vnfcInstanceIds"], serde_json::json!([vnfc]));
+    assert_eq!(alarm["rootCauseFaultyResource"]["faultyResource"], compute);
+    assert_eq!((&alarm["perceivedSeverity"], &alarm["eventType"]), (&"CRITICAL".into(), &"EQUIPMENT_ALARM".into()));
+    assert_eq!(alarm["probableCause"], "Process Terminated");
+    assert_eq!(alarm["faultDetails"][1], "detail: the VNFC stopped answering");
+    assert!(alarm["faultDetails"][0].as_str().unwrap().starts_with("fingerprint: "));
+    let heard = receiver.wait_delivered("/fm", 1, Duration::from_secs(30)).await;
+    check_notification(&heard[0]);
+    assert_eq!(heard[0].body["notificationType"], "AlarmNotification");
+    assert_eq!(heard[0].body["alarm"]["id"], alarm["id"]);
+    // Alertmanager keeps the alert firing (and may send it again): still one alarm.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(alarms(&app, "").await.len(), 1);
+    assert_eq!(receiver.posts("/fm").len(), 1);
+}
+
+/// Auto-heal end to end: a rule with Tacker's auto_heal labels fires, Alertmanager posts it to
+/// `/alert/auto_healing`, and the VNFC it names is healed: a HEAL occurrence, automatic,
+/// COMPLETED.
+#[tokio::test]
+async fn a_firing_auto_heal_rule_heals_the_vnfc() {
+    use crate::vnffm::{first_vnfc, instantiated, operations, webhooks_on};
+
+    let app = crate::helpers::TestApp::spawn_with(webhooks_on).await;
+    let instance = instantiated(&app, serde_json::json!({"isAutohealEnabled": true})).await;
+    let instance_id = instance["id"].as_str().unwrap();
+    let (vnfc, _) = first_vnfc(&instance);
+    let rules = format!(
+        r#"
+groups:
+- name: solgate-heal
+  rules:
+  - alert: VnfcUnhealthy
+    expr: up{{job="solgate"}} == 1
+    labels:
+      receiver_type: tacker
+      function_type: auto_heal
+      vnf_instance_id: "{instance_id}"
+      vnfc_info_id: "{vnfc}"
+"#
+    );
+    let target = app.address.trim_start_matches("http://").to_owned();
+    let webhook = app.url("/alert/auto_healing");
+    let Some(monitoring) = Monitoring::start(&target, &rules, &webhook, Some(webhook_auth())).await else { return };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let op = loop {
+        let ops = operations(&app, instance_id, "HEAL").await;
+        if let Some(op) = ops.first().filter(|op| op["operationState"] == "COMPLETED") {
+            break op.clone();
+        }
+        assert!(Instant::now() < deadline, "no completed heal: {ops:?}\n{}", monitoring.logs());
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(op["isAutomaticInvocation"], true);
+    let shown = crate::lcm_support::get(&app, op["_links"]["self"]["href"].as_str().unwrap()).await.json();
+    assert_eq!(shown["operationParams"]["vnfcInstanceId"], serde_json::json!([vnfc]));
+    assert_eq!(shown["operation"], "HEAL");
+}

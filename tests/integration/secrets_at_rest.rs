@@ -159,6 +159,23 @@ async fn reseal_moves_every_secret_to_a_new_key() {
     .await;
     assert_eq!(reply.status, 201, "{}", reply.text);
     let subscription_id = reply.json()["id"].as_str().unwrap().to_owned();
+    // A VNF FM subscription's credentials are sealed and resealed the same way.
+    let reply = send(
+        app.request(Method::POST, "/vnffm/v1/subscriptions").header("Version", "1.3.0").json(&json!({
+            "callbackUri": format!("http://127.0.0.1:{port}/cb"),
+            "authentication": {"authType": ["BASIC"], "paramsBasic": {"userName": "nfvo", "password": BASIC_PASSWORD}}})),
+    )
+    .await;
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    let fm_subscription_id = reply.json()["id"].as_str().unwrap().to_owned();
+    let stored_fm = || {
+        let database = app.database();
+        let mut conn = database.conn().unwrap();
+        let record = solgate_db::repo::fm_subscriptions::find(&mut conn, &fm_subscription_id).unwrap().unwrap();
+        record.authentication.unwrap()["paramsBasic"]["password"].as_str().unwrap().to_owned()
+    };
+    let fm_before = stored_fm();
+    assert!(fm_before.starts_with("sealed:v1:"), "{fm_before}");
     let stored = || {
         let database = app.database();
         let mut conn = database.conn().unwrap();
@@ -189,7 +206,9 @@ async fn reseal_moves_every_secret_to_a_new_key() {
     let output = reseal();
     let printed = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{printed} {}", String::from_utf8_lossy(&output.stderr));
-    assert!(printed.contains("1 subscription(s)"), "{printed}");
+    assert!(printed.contains("2 subscription(s)"), "{printed}");
+    let fm_after = stored_fm();
+    assert!(fm_after.starts_with("sealed:v1:") && fm_after != fm_before, "{fm_after}");
     let after = stored();
     assert!(after.starts_with("sealed:v1:") && after != before, "{after}");
     assert!(!after.contains(BASIC_PASSWORD));
@@ -199,6 +218,7 @@ async fn reseal_moves_every_secret_to_a_new_key() {
     // The new key opens it; the old one alone no longer does.
     let new_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, Some(&new_key)).unwrap();
     assert_eq!(new_box.open_text("password", &after).unwrap(), BASIC_PASSWORD);
+    assert_eq!(new_box.open_text("password", &fm_after).unwrap(), BASIC_PASSWORD);
     let old_box = solgate_core::secrets::SecretBox::load(&Default::default(), &app.data_dir, None).unwrap();
     assert!(old_box.open_text("password", &after).is_err());
 }

@@ -3,10 +3,12 @@
 //!
 //! - labels `vnf_instance_id` (the VNF instance, `managedObjectId`), `perceived_severity`
 //!   (PerceivedSeverityType) and `event_type` (EventType) are required;
-//! - the VNFCs concerned (`vnfcInstanceIds`) come from `vnfc_info_id` (one `vnfcInfo` id) or
-//!   `pod` (a regular expression matched from the start of each VNFC's compute resource id, as
-//!   Tacker matches pod names); when exactly one VNFC is named, `rootCauseFaultyResource` is its
-//!   compute resource (COMPUTE);
+//! - the VNFCs concerned (`vnfcInstanceIds`) come from `vnfc_info_id` (a VNFC's
+//!   `vnfcResourceInfo` id, or its SOL002 `vnfcInfo` id as Tacker names it) or `pod` (a regular
+//!   expression matched from the start of each VNFC's compute resource id, as Tacker matches pod
+//!   names); `vnfcInstanceIds` lists their `vnfcResourceInfo` ids, the VNFC ids a SOL003 client
+//!   sees (and a heal request takes); when exactly one VNFC is named, `rootCauseFaultyResource`
+//!   is its compute resource (COMPUTE);
 //! - annotations `probable_cause`, `fault_type` and `fault_details` fill `probableCause`,
 //!   `faultType` and `faultDetails` (with the fingerprint, in Tacker's `fingerprint: ...` form);
 //! - a firing alert raises one alarm per fingerprint until it is resolved (repeats change
@@ -197,26 +199,20 @@ fn date_time(time: chrono::DateTime<chrono::Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
 
-/// The `vnfcInfo` ids an alert names on an instance, and the FaultyResourceInfo of the one
-/// VNFC it names; `Err` with the reason when it names VNFCs the instance does not have.
+/// The VNFCs (`vnfcResourceInfo` ids) an alert names on an instance, and the FaultyResourceInfo
+/// of the one VNFC it names; `Err` with the reason when it names VNFCs the instance does not have.
 fn vnfcs(alert: &Alert, instance: &InstanceRecord) -> Result<(Vec<String>, Option<Value>), String> {
     let info = &instance.body["instantiatedVnfInfo"];
     let resources: Vec<&Value> = info["vnfcResourceInfo"].as_array().into_iter().flatten().collect();
     let vnfc_info: Vec<&Value> = info["vnfcInfo"].as_array().into_iter().flatten().collect();
-    // The vnfcInfo of a VNFC resource (SOL003 V3.x); an instance without vnfcInfo is named by
-    // its vnfcResourceInfo ids.
-    let info_id = |resource: &Value| -> String {
-        vnfc_info
-            .iter()
-            .find(|entry| entry["vnfcResourceInfoId"] == resource["id"])
-            .and_then(|entry| entry["id"].as_str())
-            .or_else(|| resource["id"].as_str())
-            .unwrap_or_default()
-            .to_owned()
+    // A VNFC is named by its vnfcResourceInfo id or by the id of its vnfcInfo (SOL002, Tacker).
+    let names = |resource: &Value, id: &str| {
+        resource["id"] == id
+            || vnfc_info.iter().any(|entry| entry["vnfcResourceInfoId"] == resource["id"] && entry["id"] == id)
     };
     let mut named: Vec<&Value> = Vec::new();
     if let Some(id) = alert.label("vnfc_info_id") {
-        let resource = resources.iter().copied().find(|resource| info_id(resource) == id || resource["id"] == id);
+        let resource = resources.iter().copied().find(|resource| names(resource, id));
         match resource {
             Some(resource) => named.push(resource),
             None => return Err(format!("names VNFC {id}, which VNF instance {} does not have", instance.id)),
@@ -250,5 +246,6 @@ fn vnfcs(alert: &Alert, instance: &InstanceRecord) -> Result<(Vec<String>, Optio
         }
         _ => None,
     };
-    Ok((named.into_iter().map(info_id).collect(), root_cause))
+    let ids = named.into_iter().filter_map(|resource| resource["id"].as_str()).map(str::to_owned).collect();
+    Ok((ids, root_cause))
 }
