@@ -430,6 +430,16 @@ mod tests {
         assert!(!document.to_string().contains("#/$defs/"), "every $ref points into components");
         let v1 = document_of(&registry, Api::Vnflcm, 1);
         assert!(v1["paths"]["/vnf_instances/{vnfInstanceId}/change_vnfpkg"].is_null(), "SOL003 v2.6.1 has none");
+        let pm = document_of(&registry, Api::Vnfpm, 2);
+        assert_eq!(pm["servers"][0]["url"], "http://vnfm/vnfpm/v2");
+        assert_eq!(
+            pm["paths"]["/pm_jobs/{pmJobId}/reports/{reportId}"]["get"]["responses"]["200"]["content"]["application/json"]
+                ["schema"]["$ref"],
+            "#/components/schemas/PerformanceReport"
+        );
+        let patch = &pm["paths"]["/thresholds/{thresholdId}"]["patch"];
+        assert!(patch["requestBody"]["content"]["application/merge-patch+json"].is_object());
+        assert!(!patch["parameters"].to_string().contains("If-Match"), "PM resources have no ETag");
         let packages = document_of(&registry, Api::Vnfpkgm, 1);
         assert!(packages["paths"]["/vnf_packages/{vnfPkgId}/package_content"]["put"].is_object());
         let faults = super::document(registry.newest(Api::Vnffm, 1).unwrap(), "http://vnfm", true);

@@ -3,7 +3,8 @@
 //! its notifications (its `callbackUri` and `authentication`, tested and sealed as a
 //! subscription's are). Creating one writes the Prometheus rules that measure it
 //! ([`solgate_core::pm::rules`]); Alertmanager's alerts come back through the webhooks of
-//! [`crate::vnfpm::webhooks`] and become reports and crossings there.
+//! [`crate::alerts::pm`] and become reports and crossings there. The VNF instances measured are
+//! those of `/vnflcm/v2`, as in Tacker (whose PM API is v2-only).
 //!
 //! Where ETSI is silent the answers follow Tacker's (`controller/vnfpm_v2.py`): 400 for criteria
 //! the plugin cannot measure, 404 for a VNF instance that does not exist (or is another

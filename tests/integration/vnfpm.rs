@@ -699,3 +699,35 @@ async fn real_prometheus_and_alertmanager_make_reports_and_cross_a_threshold() {
     assert!(!groups.contains(&format!("solgate-{job_id}")), "{groups:?}");
     assert!(groups.contains(&format!("solgate-{threshold_id}")));
 }
+
+#[tokio::test]
+async fn a_job_keeps_its_newest_reports() {
+    let app = TestApp::spawn_with(|settings| {
+        webhooks_on(settings);
+        settings.vnfpm.max_reports_per_job = 2;
+        settings.vnfpm.reporting_period_margin_secs = 1;
+    })
+    .await;
+    let receiver = Receiver::start().await;
+    let (instance, _) = instantiated(&app).await;
+    // reportingPeriod 1 less the 1 s margin: every message makes a report.
+    let job = created(&app, "pm_jobs", &job_request(&instance, &receiver.url("/pm"))).await;
+    let id = job["id"].as_str().unwrap().to_owned();
+    let labels = json!({"function_type": "vnfpm", "job_id": id, "object_instance_id": instance,
+        "metric": format!("VCpuUsageMeanVnf.{instance}")});
+    let mut hrefs = Vec::new();
+    for value in ["1", "2", "3"] {
+        assert_eq!(post_alerts(&app, "/pm_event", &message(&[(labels.clone(), value)])).await.status, 204);
+        let shown = send(pm(&app, Method::GET, &format!("/vnfpm/v2/pm_jobs/{id}"))).await.json();
+        hrefs.push(shown["reports"].as_array().unwrap().last().unwrap()["href"].as_str().unwrap().to_owned());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let shown = send(pm(&app, Method::GET, &format!("/vnfpm/v2/pm_jobs/{id}"))).await.json();
+    let kept: Vec<&str> = shown["reports"].as_array().unwrap().iter().map(|r| r["href"].as_str().unwrap()).collect();
+    assert_eq!(kept, [hrefs[1].as_str(), hrefs[2].as_str()]);
+    let path = |href: &str| href.strip_prefix(&app.address).unwrap().to_owned();
+    send(pm(&app, Method::GET, &path(&hrefs[0]))).await.problem(404);
+    let newest = send(pm(&app, Method::GET, &path(&hrefs[2]))).await.json();
+    assert_eq!(newest["entries"][0]["performanceValues"][0]["value"], json!(3.0));
+    receiver.wait_delivered("/pm", 3, Duration::from_secs(10)).await;
+}
