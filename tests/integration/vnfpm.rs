@@ -731,3 +731,25 @@ async fn a_job_keeps_its_newest_reports() {
     assert_eq!(newest["entries"][0]["performanceValues"][0]["value"], json!(3.0));
     receiver.wait_delivered("/pm", 3, Duration::from_secs(10)).await;
 }
+
+#[tokio::test]
+async fn the_pm_api_has_its_versions_and_negotiates_them() {
+    let app = TestApp::spawn().await;
+    let all = send(app.get("/vnfpm/api_versions")).await;
+    assert_eq!(all.status, 200, "{}", all.text);
+    assert_eq!(
+        all.json(),
+        json!({"uriPrefix": "/vnfpm", "apiVersions": [{"version": "2.1.0", "isDeprecated": false}]})
+    );
+    let major = send(app.get("/vnfpm/v2/api_versions")).await;
+    assert_eq!(major.json()["uriPrefix"], "/vnfpm/v2");
+    assert_eq!(major.header("version"), Some(VERSION));
+    send(app.get("/vnfpm/v1/pm_jobs").header("Version", VERSION)).await.problem(404);
+    send(app.get("/vnfpm/v2/pm_jobs").header("Version", "2.0.0")).await.problem(406);
+    send(app.get("/vnfpm/v2/pm_jobs").header("Version", "two")).await.problem(400);
+    let listed = send(app.get("/vnfpm/v2/pm_jobs").header("VERSION", "2.1.0-impl:example.com:nfvo:1")).await;
+    assert_eq!((listed.status, listed.header("version")), (200, Some(VERSION)), "{}", listed.text);
+    let wrong = send(pm(&app, Method::PUT, "/vnfpm/v2/pm_jobs")).await;
+    wrong.problem(405);
+    assert_eq!(wrong.header("allow"), Some("GET, POST"));
+}
