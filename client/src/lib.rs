@@ -1,5 +1,5 @@
 //! A typed client of solgate's APIs: VNF LCM v1 and v2 (SOL003), VNF package management
-//! (SOL005) and the SOL013 `api_versions` resources. `solctl` is a thin front end over it;
+//! (SOL005), VNF fault management (SOL003 clause 7) and the SOL013 `api_versions` resources. `solctl` is a thin front end over it;
 //! tests and the bench reuse it.
 //!
 //! Resources are kept as `serde_json::Value` (as python-tackerclient passes request files
@@ -12,6 +12,7 @@ mod auth;
 mod client;
 mod config;
 mod error;
+mod fm;
 mod lcm;
 mod packages;
 mod versions;

@@ -8,15 +8,17 @@ use serde::{Deserialize, Serialize};
 pub enum Api {
     Vnflcm,
     Vnfpkgm,
+    Vnffm,
 }
 
 impl Api {
-    pub const ALL: [Api; 2] = [Api::Vnflcm, Api::Vnfpkgm];
+    pub const ALL: [Api; 3] = [Api::Vnflcm, Api::Vnfpkgm, Api::Vnffm];
 
     pub fn name(self) -> &'static str {
         match self {
             Api::Vnflcm => "vnflcm",
             Api::Vnfpkgm => "vnfpkgm",
+            Api::Vnffm => "vnffm",
         }
     }
 
@@ -24,7 +26,7 @@ impl Api {
     pub fn majors(self) -> &'static [u64] {
         match self {
             Api::Vnflcm => &[1, 2],
-            Api::Vnfpkgm => &[1],
+            Api::Vnfpkgm | Api::Vnffm => &[1],
         }
     }
 }
@@ -33,7 +35,8 @@ impl Api {
 /// chosen, it uses the newest minor the server offers up to this one. Request bodies pass
 /// through untouched, so a newer minor would work too, but the tables and `--wait` read
 /// fields defined up to these.
-pub const KNOWN_VERSIONS: &[(Api, &str)] = &[(Api::Vnflcm, "1.3.0"), (Api::Vnflcm, "2.1.0"), (Api::Vnfpkgm, "1.3.0")];
+pub const KNOWN_VERSIONS: &[(Api, &str)] =
+    &[(Api::Vnflcm, "1.3.0"), (Api::Vnflcm, "2.1.0"), (Api::Vnfpkgm, "1.3.0"), (Api::Vnffm, "1.3.0")];
 
 pub(crate) fn known(api: Api, major: u64) -> Option<semver::Version> {
     KNOWN_VERSIONS

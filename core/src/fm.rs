@@ -8,6 +8,7 @@
 //! `objectInstance` link) and the instance's identity when raised (for subscription filters,
 //! should the instance be gone when the alarm clears).
 
+use diesel::Connection;
 use serde_json::{Map, Value, json};
 use solgate_db::AnyConnection;
 use solgate_db::repo::alarms::{self, AlarmRecord};
@@ -145,9 +146,10 @@ pub fn raise(
         updated_at: now,
         project: project.to_owned(),
     };
-    match alarms::insert(conn, &record) {
+    // In a savepoint: on PostgreSQL a failed statement would spoil the whole transaction.
+    match conn.transaction(|conn| alarms::insert(conn, &record)) {
         Ok(()) => {}
-        // The same alert from another Alertmanager of a cluster, at the same moment.
+        // The same alert posted twice at the same moment (two Alertmanagers of a cluster).
         Err(error) if error.is_unique_violation() => {
             let active = alarms::find_active(conn, &fault.instance_id, &fault.fingerprint)?;
             return Ok(Raised::AlreadyActive(active.map(|alarm| alarm.id).unwrap_or_default()));

@@ -128,6 +128,11 @@ pub enum Command {
         #[command(subcommand)]
         command: Vim,
     },
+    /// VNF fault management (SOL003 clause 7, python-tackerclient's `openstack vnffm …`).
+    Vnffm {
+        #[command(subcommand)]
+        command: Vnffm,
+    },
     /// Prints a shell completion script.
     Completion {
         #[arg(value_enum)]
@@ -378,6 +383,73 @@ pub enum CancelMode {
 #[derive(Debug, Subcommand)]
 pub enum Subsc {
     /// Create a subscription from a LccnSubscriptionRequest file (JSON).
+    Create {
+        param_file: PathBuf,
+    },
+    List {
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    Show {
+        subscription_id: String,
+    },
+    Delete {
+        #[arg(required = true)]
+        subscription_id: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Vnffm {
+    /// Alarms.
+    Alarm {
+        #[command(subcommand)]
+        command: Alarm,
+    },
+    /// FM subscriptions.
+    Sub {
+        #[command(subcommand)]
+        command: FmSub,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Alarm {
+    List {
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    Show {
+        alarm_id: String,
+    },
+    /// Acknowledge an alarm, or take the acknowledgement back.
+    Update {
+        alarm_id: String,
+        #[arg(long, value_enum)]
+        ack_state: AckState,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AckState {
+    #[value(name = "ACKNOWLEDGED")]
+    Acknowledged,
+    #[value(name = "UNACKNOWLEDGED")]
+    Unacknowledged,
+}
+
+impl AckState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AckState::Acknowledged => "ACKNOWLEDGED",
+            AckState::Unacknowledged => "UNACKNOWLEDGED",
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FmSub {
+    /// Create an FM subscription from an FmSubscriptionRequest file (JSON).
     Create {
         param_file: PathBuf,
     },

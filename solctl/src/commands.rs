@@ -9,8 +9,8 @@ use solgate_client::{Api, Client, ListQuery, OpAction, VnfdFormat, WaitOptions};
 
 use crate::Failure;
 use crate::cli::{
-    Artifact, CancelMode, Cli, Command, Format, OperateState, OperationalState, Package, ScaleType, Subsc,
-    TerminationType, Vim, Vnf, VnfdType, Vnflcm, Wait,
+    Alarm, Artifact, CancelMode, Cli, Command, FmSub, Format, OperateState, OperationalState, Package, ScaleType,
+    Subsc, TerminationType, Vim, Vnf, VnfdType, Vnffm, Vnflcm, Wait,
 };
 use crate::output::{Column, Printer, record_columns, title_case};
 
@@ -33,6 +33,7 @@ pub async fn run(cli: Cli) -> Outcome {
             context.package(command).await
         }
         Command::Vim { command } => context.vim(command).await,
+        Command::Vnffm { command } => context.vnffm(command).await,
         Command::Completion { .. } => Ok(()),
     };
     for deprecation in context.client.deprecations() {
@@ -470,6 +471,47 @@ impl Context {
             }
         }
         Ok(())
+    }
+
+    /// `vnffm alarm …` and `vnffm sub …`, with tackerclient's columns.
+    async fn vnffm(&self, command: Vnffm) -> Outcome {
+        let client = &self.client;
+        match command {
+            Vnffm::Alarm { command: Alarm::List { filter } } => {
+                let items = client.list_alarms(&ListQuery { filter, ..ListQuery::default() }).await?;
+                let columns = ["id", "managedObjectId", "ackState", "eventType", "perceivedSeverity", "probableCause"];
+                self.print_list(&items, columns.iter().map(|attribute| Column::new(attribute)).collect())
+            }
+            Vnffm::Alarm { command: Alarm::Show { alarm_id } } => {
+                let alarm = client.show_alarm(&alarm_id).await?;
+                self.print(&alarm, record_columns(&alarm))
+            }
+            Vnffm::Alarm { command: Alarm::Update { alarm_id, ack_state } } => {
+                let changed = client.update_alarm(&alarm_id, ack_state.as_str()).await?;
+                self.print(&changed, vec![Column::new("ackState")])
+            }
+            Vnffm::Sub { command: FmSub::Create { param_file } } => {
+                let subscription = client.create_fm_subscription(read_json(&param_file)?).await?;
+                self.print(&subscription, record_columns(&subscription))
+            }
+            Vnffm::Sub { command: FmSub::List { filter } } => {
+                let items = client.list_fm_subscriptions(&ListQuery { filter, ..ListQuery::default() }).await?;
+                self.print_list(&items, vec![Column::new("id"), Column::new("callbackUri")])
+            }
+            Vnffm::Sub { command: FmSub::Show { subscription_id } } => {
+                let subscription = client.show_fm_subscription(&subscription_id).await?;
+                self.print(&subscription, record_columns(&subscription))
+            }
+            Vnffm::Sub { command: FmSub::Delete { subscription_id } } => {
+                let mut failures = Vec::new();
+                for id in &subscription_id {
+                    if let Err(error) = client.delete_fm_subscription(id).await {
+                        failures.push(format!("{id}: {}", Failure::from(error)));
+                    }
+                }
+                delete_summary(self, "VNF FM subscription", &subscription_id, &failures)
+            }
+        }
     }
 
     async fn subsc(&self, command: Subsc) -> Outcome {

@@ -56,6 +56,23 @@ const HEADINGS: &[(&str, &str)] = &[
     ("softwareImages", "Software Images"),
     ("checksum", "Checksum"),
     ("additionalArtifacts", "Additional Artifacts"),
+    // VNF FM, as `openstack vnffm` shows alarms and FM subscriptions.
+    ("managedObjectId", "Managed Object Id"),
+    ("vnfcInstanceIds", "Vnfc Instance Ids"),
+    ("rootCauseFaultyResource", "Root Cause Faulty Resource"),
+    ("alarmRaisedTime", "Alarm Raised Time"),
+    ("alarmChangedTime", "Alarm Changed Time"),
+    ("alarmClearedTime", "Alarm Cleared Time"),
+    ("alarmAcknowledgedTime", "Alarm Acknowledged Time"),
+    ("ackState", "Ack State"),
+    ("perceivedSeverity", "Perceived Severity"),
+    ("eventTime", "Event Time"),
+    ("eventType", "Event Type"),
+    ("faultType", "Fault Type"),
+    ("probableCause", "Probable Cause"),
+    ("isRootCause", "Is Root Cause"),
+    ("correlatedAlarmIds", "Correlated Alarm Ids"),
+    ("faultDetails", "Fault Details"),
 ];
 
 pub fn heading(attribute: &str) -> String {

@@ -50,19 +50,26 @@ pub(crate) async fn post_alerts(app: &TestApp, path: &str, alerts: Vec<Value>) -
 /// One alert as Alertmanager sends it.
 pub(crate) fn alert(status: &str, fingerprint: &str, labels: Value, annotations: Value) -> Value {
     let mut all = json!({"alertname": "VnfFault", "receiver_type": "tacker"});
-    for (key, value) in labels.as_object().unwrap() {
-        all[key] = value.clone();
+    if let Value::Object(labels) = labels {
+        for (key, value) in labels {
+            all[key] = value;
+        }
     }
     let ends_at = if status == "resolved" { "2026-11-26T10:25:00.5Z" } else { "0001-01-01T00:00:00Z" };
-    json!({"status": status, "labels": all, "annotations": annotations, "startsAt": "2026-11-26T10:21:00.123Z",
-        "endsAt": ends_at, "generatorURL": "http://prometheus/graph", "fingerprint": fingerprint})
+    let mut alert = json!({"status": status, "startsAt": "2026-11-26T10:21:00.123Z", "endsAt": ends_at,
+        "generatorURL": "http://prometheus/graph", "fingerprint": fingerprint});
+    alert["labels"] = all;
+    alert["annotations"] = annotations;
+    alert
 }
 
 fn fault(instance_id: &str, extra: Value) -> Value {
     let mut labels = json!({"function_type": "vnffm", "vnf_instance_id": instance_id,
         "perceived_severity": "CRITICAL", "event_type": "PROCESSING_ERROR_ALARM"});
-    for (key, value) in extra.as_object().unwrap() {
-        labels[key] = value.clone();
+    if let Value::Object(extra) = extra {
+        for (key, value) in extra {
+            labels[key] = value;
+        }
     }
     labels
 }
@@ -288,6 +295,34 @@ async fn alerts_raise_and_clear_alarms(db: Db) {
     assert!(receiver.posts("/warning").is_empty(), "a CRITICAL alarm is not a WARNING one");
     assert_eq!(receiver.posts("/cleared").len(), 1);
     assert!(receiver.posts("/network").is_empty(), "the faulty resource is COMPUTE");
+}
+
+#[tokio::test]
+async fn the_same_alert_posted_at_once_raises_one_alarm_on_sqlite() {
+    the_same_alert_posted_at_once_raises_one_alarm(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn the_same_alert_posted_at_once_raises_one_alarm_on_postgres() {
+    the_same_alert_posted_at_once_raises_one_alarm(Db::Postgres).await;
+}
+
+/// Two Alertmanagers of a cluster (or a retry) post the same alert at the same moment: every
+/// request succeeds, one alarm is raised, one notification sent.
+async fn the_same_alert_posted_at_once_raises_one_alarm(db: Db) {
+    let Some(app) = TestApp::spawn_on(db, webhooks_on).await else { return };
+    let receiver = Receiver::start().await;
+    assert_eq!(fm_subscribe(&app, json!({"callbackUri": receiver.url("/all")})).await.status, 201);
+    let instance = instantiated(&app, json!({})).await;
+    let firing = alert("firing", "twice", fault(instance["id"].as_str().unwrap(), json!({})), json!({}));
+    let posts: Vec<_> = (0..6).map(|_| post_alerts(&app, "/alert", vec![firing.clone()])).collect();
+    for reply in futures::future::join_all(posts).await {
+        assert_eq!(reply.status, 204, "{}", reply.text);
+    }
+    assert_eq!(alarms(&app, "").await.len(), 1);
+    receiver.wait_delivered("/all", 1, Duration::from_secs(20)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.posts("/all").len(), 1);
 }
 
 #[tokio::test]
@@ -539,6 +574,43 @@ async fn fm_subscriptions_create_duplicate_show_delete() {
     let detail = send(fm(&app, Method::DELETE, &format!("/vnffm/v1/subscriptions/{id}"))).await.problem(404);
     assert_eq!(detail, format!("FmSubscription {id} not found."));
     assert_eq!(send(fm(&app, Method::GET, "/vnffm/v1/subscriptions")).await.json(), json!([]));
+}
+
+#[tokio::test]
+async fn identical_subscriptions_at_once_make_one_on_sqlite() {
+    identical_subscriptions_at_once_make_one(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn identical_subscriptions_at_once_make_one_on_postgres() {
+    identical_subscriptions_at_once_make_one(Db::Postgres).await;
+}
+
+/// The same subscription requested several times at once: one 201, the others 303 to it.
+async fn identical_subscriptions_at_once_make_one(db: Db) {
+    let Some(app) = TestApp::spawn_on(db, webhooks_on).await else { return };
+    let receiver = Receiver::start().await;
+    let no_redirects = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let body = json!({"callbackUri": receiver.url("/same"), "filter": {"eventTypes": ["QOS_ALARM"]}});
+    let posts: Vec<_> = (0..6)
+        .map(|_| {
+            send(
+                no_redirects
+                    .post(app.url("/vnffm/v1/subscriptions"))
+                    .header("Version", "1.3.0")
+                    .header("Accept", "application/json")
+                    .json(&body),
+            )
+        })
+        .collect();
+    let replies = futures::future::join_all(posts).await;
+    let mut statuses: Vec<u16> = replies.iter().map(|reply| reply.status).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 303, 303, 303, 303, 303], "{:?}", replies.iter().map(|r| &r.text).collect::<Vec<_>>());
+    let listed = send(fm(&app, Method::GET, "/vnffm/v1/subscriptions")).await.json();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    let location = replies.iter().find(|reply| reply.status == 201).unwrap().header("location").unwrap().to_owned();
+    assert!(replies.iter().all(|reply| reply.header("location") == Some(location.as_str())));
 }
 
 #[tokio::test]

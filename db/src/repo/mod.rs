@@ -10,6 +10,7 @@ pub mod list;
 pub mod notifications;
 pub mod outbox;
 pub mod pkgm_subscriptions;
+pub mod plain_subscriptions;
 pub mod vims;
 pub mod vnf_packages;
 pub mod vnfpm;

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod callback;
 pub mod etag;
 pub mod list;
+pub mod plain_subscriptions;
 pub mod scrub;
 pub mod tenant;
 

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout, clippy::print_stderr)]
 
 mod auth;
+mod fm;
 mod helpers;
 mod lcm;
 mod output;

@@ -1,28 +1,11 @@
 use actix_web::{HttpResponse, web};
-use solgate_db::repo::{notifications, pkgm_subscriptions};
-use solgate_db::write_transaction;
 
-use super::not_found;
-use crate::common::Tenant;
+use super::TABLE;
+use crate::common::{Tenant, plain_subscriptions};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
 /// DELETE /vnfpkgm/v1/subscriptions/{id}: 204; its undelivered notifications go with it.
 pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<String>) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let target = id.clone();
-    let dropped = state
-        .db(move |conn| {
-            write_transaction(conn, |conn| {
-                let visible =
-                    pkgm_subscriptions::find(conn, &target)?.is_some_and(|record| tenant.sees(&record.project));
-                if !visible || !pkgm_subscriptions::delete(conn, &target)? {
-                    return Err(not_found(&target));
-                }
-                Ok(notifications::drop_for_subscription(conn, &target)?)
-            })
-        })
-        .await?;
-    tracing::info!(subscription = %id, dropped_notifications = dropped, "VNF package subscription deleted");
-    Ok(HttpResponse::NoContent().finish())
+    plain_subscriptions::delete(&state, tenant, id.into_inner(), &TABLE).await
 }

@@ -1,31 +1,12 @@
 use actix_web::{HttpRequest, HttpResponse, web};
-use solgate_core::without_private;
-use solgate_db::repo::pkgm_subscriptions::{self, PkgmSubscriptionRecord};
 
-use super::rendered;
-use crate::common::list;
+use super::TABLE;
+use crate::common::plain_subscriptions;
 use crate::error::ApiResult;
 use crate::sol013::Negotiated;
 use crate::state::AppState;
 
-/// GET /vnfpkgm/v1/subscriptions: SOL013 filter and paging (SOL005 clause 9.4.8.3.2 defines
-/// no attribute selectors here); a non-admin sees its own project's only.
+/// GET /vnfpkgm/v1/subscriptions: SOL013 filter and paging; a non-admin sees its own project's only.
 pub async fn list(state: web::Data<AppState>, req: HttpRequest, negotiated: Negotiated) -> ApiResult<HttpResponse> {
-    let query = list::parse(&req, &negotiated, "PkgmSubscription")?;
-    let page = list::run(
-        &state,
-        &req,
-        &query,
-        list::Source {
-            columns: pkgm_subscriptions::COLUMNS,
-            page_size: state.paging.subscription_page_size,
-            fetch: pkgm_subscriptions::list,
-            // The document holds no credentials: a filter cannot probe them.
-            document: |record: &PkgmSubscriptionRecord| without_private(record.body.clone()),
-            id: |record: &PkgmSubscriptionRecord| record.id.clone(),
-        },
-    )
-    .await?;
-    let entries = page.items.iter().map(|record| rendered(&state, &negotiated, record)).collect();
-    Ok(list::respond(entries, page.next_link))
+    plain_subscriptions::list(&state, &req, &negotiated, &TABLE).await
 }
