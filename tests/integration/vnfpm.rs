@@ -349,11 +349,33 @@ async fn bad_input_is_refused_and_nothing_is_stored(db: Db) {
     assert_eq!(send(pm(&app, Method::GET, "/vnfpm/v2/pm_jobs")).await.json(), json!([]));
     assert_eq!(send(pm(&app, Method::GET, "/vnfpm/v2/thresholds")).await.json(), json!([]));
     assert!(rule_files(rules.path()).is_empty(), "no rule file of a refused job: {:?}", rule_files(rules.path()));
-    // Without a reload endpoint configured, a job whose metric has no PromQL is refused too.
-    let mut no_template =
-        job(&|b| b["criteria"]["performanceMetric"] = json!([format!("VDiskUsagePeakVnf.{instance}")]));
-    no_template["criteria"]["collectionPeriod"] = json!(1);
-    let accepted = create(&app, "pm_jobs", &no_template).await;
+    // Hostile but valid: a sub-object (an interface name, the client's own text) with quotes,
+    // PromQL syntax and non-ASCII, at the longest allowed, is stored and shown as given on
+    // both backends, and stays inside its string literal in the rule.
+    let mut hostile = format!("eth0\"}} or vector(1) # 'ü' \\ {}", "😀".repeat(70));
+    while hostile.len() > 255 {
+        hostile.pop();
+    }
+    let request = json!({"objectType": "VnfIntCp", "objectInstanceIds": [instance], "subObjectInstanceIds": [hostile],
+        "criteria": {"performanceMetricGroup": ["VnfInternalCp"], "collectionPeriod": 60, "reportingPeriod": 3600},
+        "callbackUri": format!("{callback}?q=%22x%22&n=é")});
+    let stored = created(&app, "pm_jobs", &request).await;
+    assert_eq!(stored["subObjectInstanceIds"], json!([hostile]));
+    let id = stored["id"].as_str().unwrap();
+    let shown = send(pm(&app, Method::GET, &format!("/vnfpm/v2/pm_jobs/{id}"))).await.json();
+    assert_eq!(shown, stored);
+    let rule_file = rules.path().join(format!("solgate-{id}.json"));
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(rule_file).unwrap()).unwrap();
+    let rule = &file["groups"][0]["rules"][0];
+    assert_eq!(rule["labels"]["sub_object_instance_id"], json!(hostile));
+    let expr = rule["expr"].as_str().unwrap();
+    assert!(expr.contains(r#"eth0\"\\} or vector\\(1\\)"#), "escaped for the regex and the literal: {expr}");
+    assert!(!expr.contains(r#"eth0"} or vector(1)"#), "the quote must not end the string literal: {expr}");
+    // Every default template fills in: a job on each compute metric is accepted.
+    let every = job(&|b| {
+        b["criteria"] = json!({"performanceMetricGroup": ["VirtualisedComputeResource"], "collectionPeriod": 1, "reportingPeriod": 1});
+    });
+    let accepted = create(&app, "pm_jobs", &every).await;
     assert_eq!(accepted.status, 201, "the default templates cover every metric: {}", accepted.text);
 }
 
