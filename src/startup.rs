@@ -269,6 +269,7 @@ impl Application {
                     secrets: secrets.clone(),
                     machine: machine.clone(),
                     nfvo: nfvo.clone(),
+                    scripts: settings.drivers.scripts(),
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
                 let stop = stop.clone();

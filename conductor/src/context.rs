@@ -64,6 +64,8 @@ pub struct ConductorContext {
     pub running: RunningOps,
     /// The external NFVO's Grant client (`[nfvo] mode = "external"`); none: local grants.
     pub nfvo: Option<Arc<crate::nfvo::GrantClient>>,
+    /// How a VNF package's scripts run (`[drivers] python_command`, `script_timeout_secs`).
+    pub scripts: solgate_drivers::script::ScriptSettings,
 }
 
 /// The set of operation occurrences a conductor is running.

@@ -279,8 +279,17 @@ ensure_monitoring() {
     log "Prometheus $("$SOLGATE_TEST_PROMETHEUS" --version 2>&1 | head -n 1 | awk '{print $3}') and Alertmanager ready"
 }
 
+# VNF package scripts (LCM operation user data, Vnflcm management scripts) run with the
+# system python3 ([drivers] python_command); Tacker's sample scripts import PyYAML.
+ensure_python_scripts() {
+    python3 -c 'import yaml' 2>/dev/null && return 0
+    log "installing python3 and python3-yaml for VNF package scripts"
+    apt_install python3 python3-yaml && python3 -c 'import yaml'
+}
+
 ensure_services() {
     local failed=0
+    ensure_python_scripts || failed=1
     ensure_postgres || failed=1
     ensure_rabbitmq || failed=1
     ensure_oidc_provider || failed=1

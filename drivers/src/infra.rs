@@ -75,7 +75,7 @@ pub struct DeploymentPlan {
 /// The placement and VIM assets of a Grant (SOL003 v3.3.1 9.5.2.3), per VDU, as Tacker's
 /// drivers use them: the zone of the VDU's first granted COMPUTE resource, and the
 /// `vimAssets` flavour (by `vnfdVirtualComputeDescId`) and image (by `vnfdSoftwareImageId`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantedPlacement {
     /// VDU id → the VIM's zone name (`zones[].zoneId`).
@@ -87,11 +87,15 @@ pub struct GrantedPlacement {
     /// VDU or software image id → `vimSoftwareImageId`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub images: BTreeMap<String, String>,
+    /// The Grant's `additionalParams.nfv`: merged (RFC 7396) over the OpenStack `nfv`
+    /// parameter after the request's, as Tacker's user data does.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub nfv: Value,
 }
 
 impl GrantedPlacement {
     pub fn is_empty(&self) -> bool {
-        self.zones.is_empty() && self.flavours.is_empty() && self.images.is_empty()
+        self.zones.is_empty() && self.flavours.is_empty() && self.images.is_empty() && self.nfv.is_null()
     }
 }
 
@@ -242,6 +246,10 @@ pub struct InfraContext<'a> {
     /// The action undoes a failed operation (ROLLING_BACK): a driver that keeps revisions
     /// (Helm) returns to the one before the operation instead of making a new one.
     pub rolling_back: bool,
+    /// The operation's request, the instance before it, the GrantRequest and the Grant, in
+    /// the shapes Tacker gives a package's LCM operation user data (OpenStack). Given when
+    /// the request's `additionalParams` declare user data; `None` otherwise.
+    pub lcm_input: Option<&'a crate::script::ScriptInput>,
 }
 
 /// A failed infra action, with what the VIM holds after it (so a retry or a rollback
@@ -256,11 +264,20 @@ pub struct DriverError {
     /// The VIM may answer otherwise if asked again (connection refused, a 5xx, a timeout):
     /// the conductor retries the action with backoff before the operation fails.
     pub transient: bool,
+    /// The VNF package refused the operation (its LCM operation user data or a management
+    /// script failed): the operation's error is a 422 with this title (Tacker's
+    /// `UserdataExecutionFailed`, `MgmtDriverExecutionFailed`), not a 500.
+    pub refused_by_package: Option<&'static str>,
 }
 
 impl DriverError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), partial: None, cancelled: false, transient: false }
+        Self { message: message.into(), partial: None, cancelled: false, transient: false, refused_by_package: None }
+    }
+
+    /// A failure of the VNF package's own script (see [`DriverError::refused_by_package`]).
+    pub fn by_package(title: &'static str, message: impl Into<String>) -> Self {
+        Self { refused_by_package: Some(title), ..Self::new(message) }
     }
 
     /// A failure worth retrying (see [`DriverError::transient`]).

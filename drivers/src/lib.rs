@@ -5,6 +5,7 @@
 pub mod infra;
 pub mod local;
 mod run;
+pub mod script;
 pub mod settings;
 
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]

@@ -19,6 +19,9 @@ pub(crate) enum Halt {
     Failed(String),
     /// A step failed in a way that may pass (the VIM unreachable, a 5xx, a timeout).
     Transient(String),
+    /// The VNF package's LCM operation user data failed.
+    #[cfg_attr(not(feature = "openstack"), allow(dead_code))]
+    UserData(String),
 }
 
 /// [`Halt::Failed`] with `message`.
@@ -67,7 +70,7 @@ impl Halt {
     /// A failure, as opposed to a cancellation.
     #[cfg(any(feature = "openstack", feature = "kubernetes"))]
     pub(crate) fn is_failure(&self) -> bool {
-        matches!(self, Halt::Failed(_) | Halt::Transient(_))
+        matches!(self, Halt::Failed(_) | Halt::Transient(_) | Halt::UserData(_))
     }
 
     /// The error a halted run reports: its message, `partial` as what the VIM holds now,
@@ -77,6 +80,9 @@ impl Halt {
             Halt::Cancelled(message) => (message, true, false),
             Halt::Failed(message) => (message, false, false),
             Halt::Transient(message) => (message, false, true),
+            Halt::UserData(message) => {
+                return DriverError::by_package("Userdata execution failed", message).with_partial(partial);
+            }
         };
         let mut error = DriverError::new(message).with_partial(partial);
         error.cancelled = cancelled;

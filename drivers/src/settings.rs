@@ -44,6 +44,13 @@ pub struct DriverSettings {
     /// Seconds one helm command may take (passed to helm as `--timeout`; Tacker's
     /// `HELM_INSTALL_TIMEOUT`), after which it is killed.
     pub helm_timeout_secs: u64,
+    /// The Python 3 interpreter that runs a VNF package's scripts (LCM operation user data,
+    /// management scripts of the VNFD's `Vnflcm` interface): a path, or a name looked up in
+    /// `PATH`. The scripts' own imports (PyYAML for Tacker's samples) must be installed for it.
+    pub python_command: String,
+    /// Seconds one package script may take, after which it is killed with whatever it
+    /// started and the operation fails (FAILED_TEMP).
+    pub script_timeout_secs: u64,
 }
 
 impl Default for DriverSettings {
@@ -56,6 +63,8 @@ impl Default for DriverSettings {
             kubernetes_poll_interval_secs: 10,
             helm_command: "helm".to_owned(),
             helm_timeout_secs: 120,
+            python_command: "python3".to_owned(),
+            script_timeout_secs: 300,
         }
     }
 }
@@ -70,10 +79,19 @@ impl DriverSettings {
             ("drivers.kubernetes_wait_timeout_secs", self.kubernetes_wait_timeout_secs),
             ("drivers.kubernetes_poll_interval_secs", self.kubernetes_poll_interval_secs),
             ("drivers.helm_timeout_secs", self.helm_timeout_secs),
+            ("drivers.script_timeout_secs", self.script_timeout_secs),
         ]
         .into_iter()
         .find(|(_, value)| *value == 0)
         .map(|(key, _)| key)
+    }
+
+    /// How package scripts run.
+    pub fn scripts(&self) -> crate::script::ScriptSettings {
+        crate::script::ScriptSettings {
+            python: self.python_command.clone().into(),
+            timeout: std::time::Duration::from_secs(self.script_timeout_secs),
+        }
     }
 
     #[cfg(feature = "openstack")]
@@ -86,6 +104,7 @@ impl DriverSettings {
             cancel_poll: CANCEL_POLL,
             stack_timeout_mins: self.openstack_stack_timeout_mins,
             trust: trust.clone(),
+            scripts: self.scripts(),
         }
     }
 
@@ -139,6 +158,8 @@ mod tests {
             kubernetes_poll_interval_secs: 3,
             helm_command: "/opt/helm/bin/helm".to_owned(),
             helm_timeout_secs: 300,
+            python_command: "/opt/python/bin/python3".to_owned(),
+            script_timeout_secs: 30,
         };
         let openstack = settings.openstack(&VimTrust::default());
         assert_eq!(openstack.stack_timeout_mins, 45);
@@ -151,5 +172,7 @@ mod tests {
         assert_eq!(helm.helm.command, std::path::Path::new("/opt/helm/bin/helm"));
         assert_eq!(helm.helm.timeout, Duration::from_secs(300));
         assert_eq!(helm.kubernetes.wait.timeout, Duration::from_secs(120));
+        assert_eq!(openstack.scripts.python, std::path::Path::new("/opt/python/bin/python3"));
+        assert_eq!(settings.scripts().timeout, Duration::from_secs(30));
     }
 }

@@ -17,6 +17,7 @@ mod fuzz;
 mod nfvo;
 mod nfvo_notifications;
 mod notifications;
+mod package_scripts;
 mod pkgm_subscriptions;
 mod releases;
 mod scale_out;

@@ -1039,3 +1039,54 @@ async fn a_body_valid_only_in_the_newer_minor_is_400_under_the_older() {
     assert_ne!(newer.status, 400, "{}", newer.text);
     assert_eq!(newer.header("version"), Some("2.1.0"));
 }
+
+#[tokio::test]
+async fn identical_lcm_subscriptions_at_once_make_one_on_sqlite() {
+    identical_subscriptions_at_once_make_one(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn identical_lcm_subscriptions_at_once_make_one_on_postgres() {
+    identical_subscriptions_at_once_make_one(Db::Postgres).await;
+}
+
+/// The same LCM subscription requested several times at once, on each major: one 201, the
+/// others 303 to it (the unique index decides the race; on PostgreSQL the loser must still
+/// read the winner after its failed insert).
+async fn identical_subscriptions_at_once_make_one(db: Db) {
+    let receiver = Receiver::start().await;
+    let Some(app) = TestApp::spawn_on(db, quick).await else { return };
+    let no_redirects = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    for (major, version) in [(1, "1.3.0"), (2, "2.0.0")] {
+        let body = json!({"callbackUri": receiver.url(&format!("/same-v{major}")),
+                          "filter": {"operationTypes": ["INSTANTIATE"]}});
+        let posts = (0..6).map(|_| {
+            send(
+                no_redirects
+                    .post(app.url(&format!("/vnflcm/v{major}/subscriptions")))
+                    .header("Version", version)
+                    .header("Accept", "application/json")
+                    .json(&body),
+            )
+        });
+        let replies = futures::future::join_all(posts).await;
+        let mut statuses: Vec<u16> = replies.iter().map(|reply| reply.status).collect();
+        statuses.sort_unstable();
+        assert_eq!(
+            statuses,
+            [201, 303, 303, 303, 303, 303],
+            "v{major}: {:?}",
+            replies.iter().map(|reply| &reply.text).collect::<Vec<_>>()
+        );
+        let created = replies.iter().find(|reply| reply.status == 201).unwrap().header("location").unwrap().to_owned();
+        assert!(replies.iter().all(|reply| reply.header("location") == Some(created.as_str())), "v{major}");
+        let listed = send(
+            app.request(Method::GET, &format!("/vnflcm/v{major}/subscriptions"))
+                .header("Version", version)
+                .header("Accept", "application/json"),
+        )
+        .await
+        .json();
+        assert_eq!(listed.as_array().unwrap().len(), 1, "v{major}: {listed}");
+    }
+}

@@ -4,7 +4,10 @@
 //! - `test_helm_instantiate` on an `ETSINFV.HELM.V_3` VIM (`helm_instantiate`,
 //!   `helm_scale_out`, `helm_terminate`);
 //! - `test_change_vnf_pkg_with_deployment` on an `ETSINFV.KUBERNETES.V_1` VIM
-//!   (`change_vnfpkg_instantiate`, a scale out, a heal, `change_vnfpkg_terminate`).
+//!   (`change_vnfpkg_instantiate`, a scale out, a heal, `change_vnfpkg_terminate`);
+//! - the LCM operation user data class of `basic_lcms_max` (`UserData/userdata.py`) in an
+//!   OpenStack VNF (`ETSINFV.OPENSTACK_KEYSTONE.V_3`) on the recorded Keystone and Heat
+//!   exchanges of `drivers/tests/fixtures/openstack`.
 //!
 //! No cluster and no helm run here: `helm` is the stand-in of `drivers/tests/fixtures/helm`
 //! (answers as helm 3 does, records its calls), the Kubernetes API a wiremock server
@@ -394,4 +397,177 @@ async fn tackers_kubernetes_sample_runs_its_life_cycle_through_solgate() {
         .map(|r| r.url.path().to_owned())
         .collect();
     assert_eq!(deletes, [format!("{CURRY_DEPLOYMENTS}/vdu2"), "/api/v1/namespaces/curry".to_owned()]);
+}
+
+/// Recorded OpenStack exchanges of `drivers/tests/fixtures/openstack` (see
+/// `drivers/tests/integration/support.rs` for their shape), mounted for the stack of
+/// instance `instance_id` (the recordings are of stack `vnf-c8a1e1b4`).
+async fn mount_openstack(server: &MockServer, instance_id: &str, names: &[&str]) {
+    for name in names {
+        let file = fixtures().join("openstack").join(name);
+        let text = std::fs::read_to_string(&file)
+            .unwrap()
+            .replace("{{base}}", &server.uri())
+            .replace("{{token}}", "tok-1")
+            .replace("{{expires_at}}", "2099-01-01T00:00:00.000000Z")
+            .replace("vnf-c8a1e1b4", &format!("vnf-{instance_id}"));
+        let fixture: Value = serde_json::from_str(&text).unwrap();
+        for exchange in fixture["exchanges"].as_array().unwrap() {
+            let request = &exchange["request"];
+            let mut mock =
+                Mock::given(method(request["method"].as_str().unwrap())).and(path(request["path"].as_str().unwrap()));
+            for (key, value) in request["query"].as_object().into_iter().flatten() {
+                let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+                mock = mock.and(query_param(key.as_str(), value.as_str()));
+            }
+            let response = &exchange["response"];
+            let mut template = ResponseTemplate::new(u16::try_from(response["status"].as_u64().unwrap()).unwrap());
+            for (key, value) in response["headers"].as_object().into_iter().flatten() {
+                template = template.insert_header(key.as_str(), value.as_str().unwrap());
+            }
+            if let Some(body) = response.get("body") {
+                template = template.set_body_raw(body.to_string(), "application/json");
+            }
+            let mut mock = mock.respond_with(template);
+            if let Some(times) = exchange["times"].as_u64() {
+                mock = mock.up_to_n_times(times);
+            }
+            server.register(mock).await;
+        }
+    }
+}
+
+/// The known stack of instance `instance_id`, answering once that it is settled.
+async fn stack_settled(server: &MockServer, instance_id: &str) {
+    let stack = format!("vnf-{instance_id}");
+    let url =
+        format!("/heat-api/v1/a6944d763bf64ee6a275f1263fae0352/stacks/{stack}/3095aefc-09fb-4bc7-b1f0-f21a304e864c");
+    Mock::given(method("GET"))
+        .and(path(url.as_str()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"stack": {
+            "id": "3095aefc-09fb-4bc7-b1f0-f21a304e864c", "stack_name": stack, "stack_status": "CREATE_COMPLETE",
+            "stack_status_reason": "Stack CREATE completed successfully",
+            "links": [{"rel": "self", "href": format!("{}{url}", server.uri())}]}})))
+        .up_to_n_times(1)
+        .mount(server)
+        .await;
+}
+
+/// Tacker's `basic_lcms_max` user data class (unchanged) in an OpenStack VNF's life cycle
+/// over the API, on recorded Keystone and Heat exchanges: the instantiation runs the class
+/// with the conductor's documents (the GrantRequest's COMPUTE resources make
+/// `desired_capacity`), a scale-in without user data keeps its template and changes only
+/// `desired_capacity`, then terminate.
+#[tokio::test]
+async fn tackers_openstack_user_data_sample_runs_its_life_cycle_through_solgate() {
+    let app = TestApp::spawn_with(|settings| settings.drivers.openstack_poll_interval_secs = 1).await;
+    let user_data =
+        std::fs::read_to_string(fixtures().join("tacker-samples/basic_lcms_max/UserData/userdata.py")).unwrap();
+    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let csar = solgate_vnfpkg::testing::CsarBuilder::sample()
+        .descriptor_id(&vnfd_id)
+        .file(
+            "BaseHOT/simple/sample_hot.yaml",
+            std::fs::read(fixtures().join("openstack/basehot/sample_hot.yaml")).unwrap(),
+        )
+        .file("BaseHOT/simple/nested/VDU1.yaml", std::fs::read(fixtures().join("openstack/basehot/VDU1.yaml")).unwrap())
+        .file("UserData/__init__.py", "")
+        .file("UserData/userdata.py", user_data)
+        .to_bytes()
+        .unwrap();
+    app.onboard_package(&csar).await;
+    let id = create_instance(&app, &vnfd_id, "basic_lcms_max").await;
+    let server = MockServer::start().await;
+    mount_openstack(
+        &server,
+        &id,
+        &["keystone_auth.json", "heat_stack_absent.json", "heat_stack_create.json", "heat_resources_scaled_out.json"],
+    )
+    .await;
+    let ext_net = "a1e4d3c2-7b6f-4e5d-9c8b-0a1f2e3d4c5b";
+    let instantiate = json!({
+        "flavourId": "simple",
+        "instantiationLevelId": "instantiation_level_2",
+        "extVirtualLinks": [{"id": "ext-vl-1", "resourceId": ext_net, "extCps": [{"cpdId": "VDU1_CP1",
+            "cpConfig": {"VDU1_CP1_1": {"cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET",
+                "ipOverEthernet": {"ipAddresses": [{"type": "IPV4", "numDynamicAddresses": 1}]}}]}}}]}],
+        "vimConnectionInfo": {"vim1": {"vimId": "c3369b54-e376-4423-bb61-afd255900fea",
+            "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
+            "interfaceInfo": {"endpoint": format!("{}/identity/v3", server.uri())},
+            "accessInfo": {"username": "nfv_user", "password": "devstack", "region": "RegionOne",
+                "project": "nfv", "projectDomain": "Default", "userDomain": "Default"}}},
+        "additionalParams": {
+            "lcm-operation-user-data": "./UserData/userdata.py",
+            "lcm-operation-user-data-class": "UserData",
+            "nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}
+        }
+    });
+    let op = wait_op(&app, &task(&app, &id, "instantiate", instantiate).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let posts: Vec<Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/stacks"))
+        .map(|r| r.body_json().unwrap())
+        .collect();
+    assert_eq!(posts.len(), 1);
+    assert!(posts[0]["template"].is_string(), "the class's YAML text: {}", posts[0]);
+    assert_eq!(
+        posts[0]["parameters"],
+        json!({"nfv": {
+            "VDU": {
+                "VDU1": {"desired_capacity": 3, "computeFlavourId": "m1.tiny", "vcImageId": "sample-image"},
+                "VDU2": {"computeFlavourId": "m1.small", "vcImageId": "sample-image"}
+            },
+            "CP": {"VDU1_CP1": {"network": ext_net}}
+        }})
+    );
+    let instance = show_instance(&app, &id).await;
+    assert_eq!(vnfc_count(&instance, "VDU1"), 3, "{instance}");
+
+    // Scale in by one step without user data: the newest member is marked unhealthy, the
+    // stack patched with desired_capacity 2 and no template.
+    server.reset().await;
+    mount_openstack(&server, &id, &["keystone_auth.json"]).await;
+    stack_settled(&server, &id).await;
+    mount_openstack(&server, &id, &["heat_stack_update.json", "heat_resources_vnf.json"]).await;
+    Mock::given(method("PATCH"))
+        .and(wiremock::matchers::path_regex(r"/resources/[a-z0-9]+$"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&server)
+        .await;
+    let scale = json!({"type": "SCALE_IN", "aspectId": "VDU1_scale", "numberOfSteps": 1});
+    let op = wait_op(&app, &task(&app, &id, "scale", scale).await, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let requests = server.received_requests().await.unwrap();
+    let marked: Vec<&str> = requests
+        .iter()
+        .filter(|r| r.method.as_str() == "PATCH" && r.url.path().contains("/resources/"))
+        .map(|r| r.url.path())
+        .collect();
+    assert_eq!(marked.len(), 1, "{marked:?}");
+    let update: Value = requests
+        .iter()
+        .find(|r| r.method.as_str() == "PATCH" && r.url.path().ends_with("3095aefc-09fb-4bc7-b1f0-f21a304e864c"))
+        .unwrap()
+        .body_json()
+        .unwrap();
+    assert!(update.get("template").is_none(), "{update}");
+    assert_eq!(update["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 2);
+    assert_eq!(update["parameters"]["nfv"]["VDU"]["VDU2"]["computeFlavourId"], "m1.small");
+    assert_eq!(vnfc_count(&show_instance(&app, &id).await, "VDU1"), 2);
+
+    server.reset().await;
+    mount_openstack(&server, &id, &["keystone_auth.json", "heat_stack_delete.json"]).await;
+    let op = wait_op(
+        &app,
+        &task(&app, &id, "terminate", json!({"terminationType": "FORCEFUL"})).await,
+        &["COMPLETED", "FAILED_TEMP"],
+    )
+    .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let reply = send(v2(&app, Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"))).await;
+    assert_eq!(reply.json()["instantiationState"], "NOT_INSTANTIATED");
 }

@@ -102,6 +102,11 @@ pub struct Flavour {
     /// VNFCs exist only while the module is selected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deployable_modules: Vec<DeployableModule>,
+    /// The management scripts of the VNF node's `Vnflcm` interface (Tacker's management
+    /// driver hooks): operation (`instantiate_start`, `scale_end`, ...) → the file of its
+    /// `tosca.artifacts.Implementation.Python` artifact, relative to `Definitions/`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lcm_scripts: BTreeMap<String, String>,
 }
 
 /// A `tosca.nodes.nfv.VirtualCp` node; `id` is the node template name (the cpdId).

@@ -608,6 +608,7 @@ fn build_flavour<'a>(
         vdu.cps = cps.iter().filter(|c| c.vdu.as_deref() == Some(vdu.id.as_str())).map(|c| c.id.clone()).collect();
     }
 
+    let lcm_scripts = lcm_scripts(&nodes, &id)?;
     let mut flavour = Flavour {
         id,
         description,
@@ -623,9 +624,43 @@ fn build_flavour<'a>(
         virtual_cps,
         vip_cps,
         deployable_modules,
+        lcm_scripts,
     };
     apply_policies(&mut flavour, topology, types)?;
     Ok((flavour, images))
+}
+
+/// The VNF node's `Vnflcm` interface: operation → its Python artifact's file (Tacker's
+/// `get_interface_script`). An operation without `implementation` (`instantiate: []`) has
+/// no script; one naming an artifact the node lacks, or one of another type than
+/// `tosca.artifacts.Implementation.Python` (the only kind Tacker and solgate run), is a
+/// broken package.
+fn lcm_scripts(nodes: &[Node<'_>], flavour: &str) -> Result<BTreeMap<String, String>, CsarError> {
+    let mut scripts = BTreeMap::new();
+    for node in nodes.iter().filter(|n| n.kind == Some(VNF)) {
+        for (operation, declared) in entries(node.def.get("interfaces").and_then(|i| i.get("Vnflcm"))) {
+            let Some(artifact) = declared.get("implementation").and_then(Value::as_str) else { continue };
+            let definition = node.def.get("artifacts").and_then(|artifacts| artifacts.get(artifact));
+            let Some(definition) = definition else {
+                return Err(invalid(format!(
+                    "flavour {flavour}: Vnflcm operation {operation} names artifact {artifact}, which node {} does not define",
+                    node.name
+                )));
+            };
+            let kind = str_at(definition, "type").unwrap_or_default();
+            if kind != "tosca.artifacts.Implementation.Python" {
+                return Err(invalid(format!(
+                    "flavour {flavour}: artifact {artifact} of Vnflcm operation {operation} is of type {kind:?}; \
+                     only tosca.artifacts.Implementation.Python scripts run"
+                )));
+            }
+            let Some(file) = string_at(definition, "file") else {
+                return Err(invalid(format!("flavour {flavour}: artifact {artifact} has no file")));
+            };
+            scripts.insert(operation.to_owned(), file);
+        }
+    }
+    Ok(scripts)
 }
 
 struct Policy<'a> {

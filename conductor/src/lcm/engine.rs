@@ -23,7 +23,7 @@ use solgate_drivers::{InfraAction, InfraContext, InfraDriver, Inventory, VimConn
 use solgate_vnfpkg::PackageContents;
 
 use crate::context::{ConductorContext, ConductorError};
-use crate::lcm::grant;
+use crate::lcm::{grant, scripts};
 use crate::nfvo::{GrantAnswer, GrantError};
 /// An occurrence this conductor took up, and which work it took up. While it lives, the
 /// occurrence counts as running here (recovery leaves it alone).
@@ -168,7 +168,7 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
         }
         transition(&mut job, change).await?;
         let current = inventory_of(&job.instance.body);
-        execute(job, plan, current).await
+        Box::pin(execute(job, plan, current)).await
     } else if state == PROCESSING {
         // An operation without a grant (MODIFY_INFO) is created in PROCESSING; any other is
         // here because its conductor stopped while it ran: it runs again from the
@@ -182,7 +182,7 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
                     return transition(&mut job, Stop::internal(error).change(FAILED_TEMP)).await;
                 }
                 let current = inventory_of(&job.instance.body);
-                execute(job, plan, current).await
+                Box::pin(execute(job, plan, current)).await
             }
             Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
         }
@@ -220,7 +220,7 @@ async fn retry(mut job: Job) -> Result<(), ConductorError> {
     }
     transition(&mut job, change).await?;
     match plan {
-        Ok(plan) => execute(job, plan, current).await,
+        Ok(plan) => Box::pin(execute(job, plan, current)).await,
         Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
     }
 }
@@ -257,7 +257,7 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
         }
     };
     match plan {
-        Ok(plan) => execute(job, plan, current).await,
+        Ok(plan) => Box::pin(execute(job, plan, current)).await,
         Err(stop) => transition(&mut job, stop.change(FAILED_TEMP)).await,
     }
 }
@@ -456,9 +456,19 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         Ok(package) => package,
         Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
     };
-    let outcome = match &plan.infra {
-        None => Ok(current.clone()),
-        Some(work) => match driver_for(&job, plan.vim.as_ref()) {
+    // The package's own scripts (Vnflcm management hooks, LCM operation user data).
+    let scripts = match Box::pin(package_scripts(&job, &plan, &package.1, rolling_back)).await {
+        Ok(scripts) => scripts,
+        Err(error) => return transition(&mut job, Stop::internal(error).change(FAILED_TEMP)).await,
+    };
+    let started = match &scripts {
+        Some(scripts) => Box::pin(scripts.hook(&job.ctx, true)).await,
+        None => Ok(()),
+    };
+    let outcome = match (&plan.infra, started) {
+        (_, Err(error)) => Err(solgate_drivers::DriverError::by_package(MGMT_FAILED, error)),
+        (None, Ok(())) => Ok(current.clone()),
+        (Some(work), Ok(())) => match driver_for(&job, plan.vim.as_ref()) {
             Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
             Ok((driver, vim)) => {
                 let Some(action) = infra_action(work, &plan) else {
@@ -496,6 +506,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                         run,
                         cancelled: &is_cancelled,
                         rolling_back,
+                        lcm_input: scripts.as_ref().map(|scripts| &scripts.input),
                     };
                     tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
                     match driver.execute(ctx, action).await {
@@ -524,6 +535,13 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             }
         },
     };
+    let outcome = match (outcome, &scripts) {
+        (Ok(inventory), Some(scripts)) => match Box::pin(scripts.hook(&job.ctx, false)).await {
+            Ok(()) => Ok(inventory),
+            Err(error) => Err(solgate_drivers::DriverError::by_package(MGMT_FAILED, error).with_partial(inventory)),
+        },
+        (other, _) => other,
+    };
     match outcome {
         Ok(inventory) => finish(&mut job, plan, package, current, inventory, rolling_back).await,
         Err(error) => {
@@ -534,12 +552,55 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
             job.op.body[PRIVATE_KEY]["inventory"] = json!(partial);
             let change = if error.cancelled {
                 StateChange::to(FAILED_TEMP).with_error(409, &format!("{CANCELLED} {}", error.message))
+            } else if let Some(title) = error.refused_by_package {
+                // The package's script refused: a 422 with Tacker's title, not a 500.
+                let mut change = StateChange::to(FAILED_TEMP);
+                change.error = Some(op_occ::problem(422, title, &error.message));
+                change
             } else {
                 Stop::internal(error.message).change(FAILED_TEMP)
             };
             transition(&mut job, change).await
         }
     }
+}
+
+/// The title of a management script's failure (Tacker's `MgmtDriverExecutionFailed`).
+const MGMT_FAILED: &str = "Mgmt driver execution failed";
+
+/// The package's scripts that take part in this run (`None`, at no cost, when it declares
+/// none for the operation and the request no user data); an error when their inputs cannot
+/// be had, which fails the operation rather than running it without its scripts.
+async fn package_scripts(
+    job: &Job,
+    plan: &OperationPlan,
+    package: &PackageContents,
+    rolling_back: bool,
+) -> Result<Option<Box<scripts::OperationScripts>>, String> {
+    let given = &job.op.body["operationParams"]["additionalParams"];
+    if !scripts::may_take_part(plan, &job.instance, job.op.operation(), package, given, rolling_back) {
+        return Ok(None);
+    }
+    let mut additional = if given.is_object() { given.clone() } else { json!({}) };
+    job.ctx
+        .secrets
+        .open(&mut additional)
+        .map_err(|error| format!("additionalParams cannot be opened for the package's scripts: {error}"))?;
+    let package_dir = job.ctx.package_dir(&job.instance.vnf_pkg_id);
+    let package_dir = plan.new_package_id.as_deref().map_or(package_dir, |id| job.ctx.package_dir(id));
+    scripts::prepare(
+        &job.ctx,
+        job.major,
+        &job.instance,
+        &job.op,
+        plan,
+        package,
+        &package_dir,
+        &additional,
+        rolling_back,
+    )
+    .await
+    .map(|scripts| scripts.map(Box::new))
 }
 
 /// VnfLcmOpOcc `warnings` (SOL003 V3.5.1 on, VNF LCM 2.1.0): what went wrong in the

@@ -487,5 +487,33 @@ fn granted_placement(grant: &Value) -> GrantedPlacement {
             granted.images.insert(vnfd_image.to_owned(), id.to_owned());
         }
     }
+    // The NFVO's own `nfv` parameters, merged last (Tacker's user data merges
+    // grant.additionalParams.nfv after the request's).
+    if let Some(nfv) = grant.pointer("/additionalParams/nfv").filter(|nfv| nfv.is_object()) {
+        granted.nfv = nfv.clone();
+    }
     granted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grants_zone_assets_and_nfv_reach_the_plan() {
+        let grant = json!({
+            PRIVATE_KEY: {"computeVdus": {"c-1": "VDU1"}},
+            "zones": [{"id": "z1", "zoneId": "az-1"}],
+            "addResources": [{"resourceDefinitionId": "c-1", "zoneId": "z1"}],
+            "vimAssets": {"computeResourceFlavours": [{"vnfdVirtualComputeDescId": "VDU1", "vimFlavourId": "f-1"}],
+                "softwareImages": [{"vnfdSoftwareImageId": "VDU1", "vimSoftwareImageId": "i-1"}]},
+            "additionalParams": {"nfv": {"CP": {"VDU1_CP1": {"network": "granted-net"}}}}
+        });
+        let granted = granted_placement(&grant);
+        assert_eq!(granted.zones["VDU1"], "az-1");
+        assert_eq!(granted.flavours["VDU1"], "f-1");
+        assert_eq!(granted.images["VDU1"], "i-1");
+        assert_eq!(granted.nfv, json!({"CP": {"VDU1_CP1": {"network": "granted-net"}}}));
+        assert!(granted_placement(&json!({"additionalParams": {"nfv": "x"}})).is_empty());
+    }
 }

@@ -79,6 +79,7 @@
 
 use solgate_sol013::merge_patch;
 use std::collections::{BTreeMap, BTreeSet};
+use std::convert::Infallible;
 use std::path::Path;
 use std::time::Duration;
 
@@ -89,6 +90,7 @@ use sha2::{Digest, Sha256};
 use solgate_vnfpkg::{CpKind, Flavour, Vnfd};
 use tokio::time::Instant;
 
+use super::user_data::{self, StackFields};
 use super::{
     CreateStackRequest, HeatClient, NovaClient, OpenStackError, Stack, StackResource, UpdateStackRequest,
     VimCredentials, WaitOptions, parse_hot,
@@ -98,6 +100,7 @@ use crate::infra::{
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
 use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vim_failure, vnfd_flavour};
+use crate::script;
 
 const SERVER: &str = "OS::Nova::Server";
 const VOLUME: &str = "OS::Cinder::Volume";
@@ -117,6 +120,9 @@ pub struct OpenStackDriver {
     pub stack_timeout_mins: u32,
     /// Extra trust anchors and whether a VIM may skip certificate checks (`[tls]`).
     pub trust: crate::VimTrust,
+    /// How a package's LCM operation user data runs (`[drivers] python_command`,
+    /// `script_timeout_secs`).
+    pub scripts: script::ScriptSettings,
 }
 
 impl Default for OpenStackDriver {
@@ -144,6 +150,11 @@ struct StackState {
     /// The `nfv` parameter last sent (Tacker keeps it in instantiatedVnfInfo.metadata).
     #[serde(skip_serializing_if = "Value::is_null")]
     nfv: Value,
+    /// The stack's template came from LCM operation user data: an operation without user
+    /// data keeps it and changes only the VDUs' `desired_capacity` (Tacker's default user
+    /// data for a stack it did not make).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    user_data: bool,
 }
 
 impl StackState {
@@ -733,6 +744,11 @@ fn map_resources(
             if grandparent.is_some_and(|g| g.resource_type == SCALING_GROUP) {
                 metadata.insert("parent_stack_id".into(), json!(parent.stack_identifier()));
                 metadata.insert("parent_resource_name".into(), json!(parent.resource_name));
+            } else if let Some(index) =
+                parent.resource_name.rsplit_once('-').and_then(|(_, index)| index.parse::<u32>().ok())
+            {
+                // A VDU resource `<VDU>-<n>` of the top template (Tacker's userdata_standard).
+                metadata.insert("vdu_idx".into(), json!(index));
             }
         }
 
@@ -943,6 +959,8 @@ struct HeatRun<'c, 'a> {
     inventory: Inventory,
     /// Flavour whose VNFD nodes name the stack's resources.
     flavour_id: Option<String>,
+    /// Stack parameters besides `nfv` that LCM operation user data gave for a new stack.
+    extra_parameters: Map<String, Value>,
 }
 
 impl HeatRun<'_, '_> {
@@ -968,7 +986,138 @@ impl HeatRun<'_, '_> {
         if self.state.nfv_overrides.is_object() {
             merge_patch(&mut nfv, &self.state.nfv_overrides);
         }
+        if plan.granted.nfv.is_object() {
+            merge_patch(&mut nfv, &plan.granted.nfv);
+        }
         Ok(nfv)
+    }
+
+    /// The Heat stack fields of the request's LCM operation user data (`None` when it
+    /// declares none): the class's method for the operation (`<operation>_rollback` while
+    /// rolling back), given the operation's documents as Tacker gives them.
+    async fn user_data_fields(&self) -> Result<Option<StackFields>, Halt> {
+        let Some(declared) = user_data::declared(self.ctx.additional_params).map_err(Halt::UserData)? else {
+            return Ok(None);
+        };
+        let input = self.ctx.lcm_input.ok_or_else(|| {
+            failed("the request declares LCM operation user data, but the operation's documents were not given")
+        })?;
+        let package = self.ctx.package_dir.ok_or_else(|| {
+            failed("the request declares LCM operation user data, but the VNF package is not at hand")
+        })?;
+        let mut input = input.clone();
+        let stack_id = self.state.stack_id.as_ref().map(|_| self.state.identifier());
+        input.vnf_instance =
+            user_data::script_instance(&input.vnf_instance, &self.inventory, stack_id.as_deref(), &self.state.nfv);
+        let run = script::run_user_data(
+            &self.driver.scripts,
+            package,
+            &declared.module,
+            &declared.class,
+            &input,
+            self.ctx.rolling_back,
+        );
+        // Not through the VIM-failure mapping: the package's failure, in the script's words.
+        let what = "running LCM operation user data";
+        let ran = self.cancel.guard(what, async { Ok::<_, Infallible>(run.await) }).await?;
+        let fields = ran.map_err(|error| Halt::UserData(error.to_string()))?;
+        StackFields::parse(&fields).map(Some).map_err(|error| {
+            Halt::UserData(format!(
+                "LCM operation user data {} ({}) returned unusable fields: {error}",
+                declared.module, declared.class
+            ))
+        })
+    }
+
+    /// Realize with the fields of LCM operation user data: a new stack is created with them
+    /// as they are (Tacker sends the class's template text and files unchanged); a known
+    /// stack is updated with them as Tacker's `_update_fields` does.
+    async fn realize_with_user_data(&mut self, plan: &DeploymentPlan, fields: StackFields) -> Result<(), Halt> {
+        if self.state.stack_id.is_none() {
+            let template = fields
+                .template
+                .clone()
+                .ok_or_else(|| failed("LCM operation user data returned no template for the new Heat stack"))?;
+            let mut digest = Sha256::new();
+            digest.update(template.to_string().as_bytes());
+            for (name, text) in &fields.files {
+                digest.update(name.as_bytes());
+                digest.update(text.as_bytes());
+            }
+            let digest = format!("user-data:{}", hex::encode(digest.finalize()));
+            let mut parameters = fields.parameters;
+            let nfv = parameters.remove("nfv").unwrap_or_else(|| json!({}));
+            self.extra_parameters = parameters;
+            self.state.user_data = true;
+            self.create(template, fields.files, &digest, plan, nfv).await?;
+        } else {
+            self.wait_until_settled(None).await?;
+            self.mark_scale_in_members(plan).await?;
+            self.update_with_fields(fields).await?;
+            self.state.flavour_id = Some(plan.flavour_id.clone());
+            self.sync_vim_state();
+        }
+        self.refresh().await?;
+        self.check_counts(plan)
+    }
+
+    /// Updates the known stack with user data fields (Tacker's `_update_fields` and
+    /// `update_stack`): `existing: false` replaces the stack's template, files and
+    /// parameters (PUT); otherwise the `nfv` given is merged (RFC 7396) over the stack's
+    /// current one and the template given over its current template, and the stack is
+    /// patched (PATCH), keeping what the fields leave out.
+    async fn update_with_fields(&mut self, fields: StackFields) -> Result<(), Halt> {
+        let identifier = self.state.identifier();
+        let name = self.state.stack_name.clone();
+        let mut request =
+            UpdateStackRequest { timeout_mins: Some(self.driver.stack_timeout_mins), ..Default::default() };
+        let what = format!("updating Heat stack {name}");
+        if fields.existing {
+            let mut parameters = fields.parameters.clone();
+            if let Some(patch) = parameters.get_mut("nfv") {
+                let reading = format!("reading the parameters of Heat stack {name}");
+                let stack = self.cancel.guard(&reading, self.heat.get_stack(&identifier)).await?;
+                let mut nfv = stack.as_ref().and_then(nfv_parameter).unwrap_or_else(|| self.state.nfv.clone());
+                merge_patch(&mut nfv, patch);
+                *patch = nfv;
+            }
+            if let Some(document) = fields.template_document().map_err(failed)? {
+                let reading = format!("reading the template of Heat stack {name}");
+                let mut template = self.cancel.guard(&reading, self.heat.get_template(&identifier)).await?;
+                merge_patch(&mut template, &document);
+                request.template = Some(template);
+            }
+            request.files = fields.files;
+            request.parameters = parameters;
+            self.cancel.guard(&what, self.heat.update_stack(&identifier, &request)).await?;
+        } else {
+            request.template = fields.template;
+            request.files = fields.files;
+            request.parameters = fields.parameters;
+            self.cancel.guard(&what, self.heat.replace_stack(&identifier, &request)).await?;
+        }
+        if let Some(nfv) = request.parameters.get("nfv") {
+            self.state.nfv = nfv.clone();
+        }
+        self.sync_vim_state();
+        self.wait_stack("UPDATE_COMPLETE").await
+    }
+
+    /// The `nfv` for an operation without user data on a stack whose template user data
+    /// made: the last one sent with each VDU's `desired_capacity` the BaseHOT takes from
+    /// `nfv` set to the plan's count (Tacker's default user data `scale`).
+    fn capacities_over_user_data(&self, template: &Value, plan: &DeploymentPlan) -> Value {
+        let skeleton = nfv_skeleton(template);
+        let mut capacities = Map::new();
+        for (vdu, values) in skeleton["VDU"].as_object().into_iter().flatten() {
+            if values.get("desired_capacity").is_some() {
+                let count = plan.vdus.iter().find(|t| &t.vdu_id == vdu).map_or(0, |t| t.count);
+                capacities.insert(vdu.clone(), json!({"desired_capacity": count}));
+            }
+        }
+        let mut nfv = if self.state.nfv.is_object() { self.state.nfv.clone() } else { json!({}) };
+        merge_patch(&mut nfv, &json!({"VDU": capacities}));
+        nfv
     }
 
     /// Realize when the state knows no stack: the stack is looked up by its name first
@@ -1015,6 +1164,7 @@ impl HeatRun<'_, '_> {
         let mut request = CreateStackRequest::new(&name, template.clone())
             .with_parameter("nfv", nfv.clone())
             .with_timeout_mins(self.driver.stack_timeout_mins);
+        request.parameters.extend(self.extra_parameters.clone());
         request.files = files.clone();
         let what = format!("creating Heat stack {name}");
         self.cancel.check(&what)?;
@@ -1093,6 +1243,7 @@ impl HeatRun<'_, '_> {
         let mut request =
             UpdateStackRequest { timeout_mins: Some(self.driver.stack_timeout_mins), ..Default::default() };
         request.parameters.insert("nfv".into(), nfv.clone());
+        request.parameters.extend(self.extra_parameters.clone());
         if let Some((template, files)) = template {
             request.template = Some(template);
             request.files = files;
@@ -1230,6 +1381,9 @@ impl ActionRun for HeatRun<'_, '_> {
     async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
         self.cancel.check("changing the Heat stack")?;
         self.flavour_id = Some(plan.flavour_id.clone());
+        if let Some(fields) = self.user_data_fields().await? {
+            return self.realize_with_user_data(plan, fields).await;
+        }
         let hot = BaseHot::load(self.ctx.package_dir, &plan.flavour_id)?;
         let mut template = hot.template;
         let mut files = hot.files;
@@ -1237,7 +1391,11 @@ impl ActionRun for HeatRun<'_, '_> {
         apply_vip_cps(&mut template, &mut files, flavour)?;
         apply_trunks(&mut template, flavour, plan)?;
         apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
-        let nfv = self.nfv_for(&template, plan)?;
+        let nfv = if self.state.user_data && self.state.stack_id.is_some() {
+            self.capacities_over_user_data(&template, plan)
+        } else {
+            self.nfv_for(&template, plan)?
+        };
 
         if self.state.stack_id.is_none() {
             self.create(template, files, &hot.digest, plan, nfv).await?;
@@ -1247,12 +1405,16 @@ impl ActionRun for HeatRun<'_, '_> {
             // is settled, as it mostly is.
             self.wait_until_settled(None).await?;
             self.mark_scale_in_members(plan).await?;
-            let same_template = self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
-                && self.state.template_digest.as_deref() == Some(hot.digest.as_str());
+            // A template from user data stays (Tacker's default user data sends none).
+            let same_template = self.state.user_data
+                || (self.state.flavour_id.as_deref() == Some(plan.flavour_id.as_str())
+                    && self.state.template_digest.as_deref() == Some(hot.digest.as_str()));
             let replace = (!same_template).then_some((template, files));
             self.update(replace, nfv).await?;
             self.state.flavour_id = Some(plan.flavour_id.clone());
-            self.state.template_digest = Some(hot.digest);
+            if !self.state.user_data {
+                self.state.template_digest = Some(hot.digest);
+            }
             self.sync_vim_state();
         }
         self.refresh().await?;
@@ -1268,6 +1430,8 @@ impl ActionRun for HeatRun<'_, '_> {
         // refuse the update (409) or replace them twice. Once it has settled, the reads
         // below show the replacements. No extra request when the lookup saw it settled.
         self.wait_until_settled(looked_up.as_ref()).await?;
+        // Tacker asks the user data for the fields before it marks anything.
+        let fields = self.user_data_fields().await?;
         // (nested stack, resource name, server the inventory knows) of each target VNFC.
         let targets: Vec<(String, String, String)> = self
             .inventory
@@ -1309,6 +1473,10 @@ impl ActionRun for HeatRun<'_, '_> {
         if marked == 0 {
             // Nothing left to replace: the inventory is read again (the replacements keep
             // their VNFC ids).
+            return self.refresh().await;
+        }
+        if let Some(fields) = fields {
+            self.update_with_fields(fields).await?;
             return self.refresh().await;
         }
         // Same parameters: the update only replaces what is marked unhealthy.
@@ -1420,7 +1588,17 @@ impl InfraDriver for OpenStackDriver {
             let flavour_id = state.flavour_id.clone();
             let cancel = CancelGuard::new(ctx.cancelled, self.cancel_poll);
             let inventory = ctx.current.clone();
-            let run = HeatRun { driver: self, ctx: &ctx, cancel, creds, heat, state, inventory, flavour_id };
+            let run = HeatRun {
+                driver: self,
+                ctx: &ctx,
+                cancel,
+                creds,
+                heat,
+                state,
+                inventory,
+                flavour_id,
+                extra_parameters: Map::new(),
+            };
             run_action(run, action).await
         })
     }

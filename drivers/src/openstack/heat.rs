@@ -267,6 +267,16 @@ impl HeatClient {
         Ok(())
     }
 
+    /// `PUT /stacks/{stack}` (202): an update that replaces the template, files and
+    /// parameters whole (Tacker's `update_stack` when user data returns `existing: false`).
+    pub async fn replace_stack(&self, stack: &str, request: &UpdateStackRequest) -> Result<()> {
+        let body = serde_json::to_value(request).map_err(|e| OpenStackError::Template(e.to_string()))?;
+        let response = self.send(Method::PUT, &stack_path(stack), &[], Some(&body)).await?;
+        expect_status(response, &[StatusCode::ACCEPTED]).await?;
+        tracing::info!(stack, "Heat stack replacement accepted");
+        Ok(())
+    }
+
     /// `DELETE /stacks/{stack}`: `true` when Heat accepted it (204), `false` when the stack
     /// did not exist (404, which Tacker also treats as success).
     pub async fn delete_stack(&self, stack: &str) -> Result<bool> {

@@ -13,6 +13,7 @@ mod heat;
 mod http;
 mod keystone;
 mod nova;
+mod user_data;
 
 pub use credentials::{VIM_TYPE, VimCredentials};
 pub use driver::OpenStackDriver;

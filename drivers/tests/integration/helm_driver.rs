@@ -174,6 +174,7 @@ async fn execute(
         run: 1,
         cancelled: &never,
         rolling_back,
+        lcm_input: None,
     };
     driver.execute(ctx, action).await
 }

@@ -177,6 +177,7 @@ async fn execute_on(
         run: 1,
         cancelled,
         rolling_back: false,
+        lcm_input: None,
     };
     driver.execute(ctx, action).await
 }

@@ -20,3 +20,5 @@ mod kubernetes_driver;
 
 #[cfg(feature = "kubernetes")]
 mod helm_driver;
+
+mod scripts;

@@ -38,79 +38,9 @@ const EXT_NET: &str = "a1e4d3c2-7b6f-4e5d-9c8b-0a1f2e3d4c5b";
 
 /// Top template in Tacker's sample style: VDU1 in an AutoScalingGroup sized by
 /// `nfv.VDU.VDU1.desired_capacity`, VDU2 a plain server with a volume and an internal port.
-const TOP_HOT: &str = "\
-heat_template_version: 2013-05-23
-description: Simple flavour of the sample VNF
-parameters:
-  nfv:
-    type: json
-resources:
-  VDU1_scale_group:
-    type: OS::Heat::AutoScalingGroup
-    properties:
-      min_size: 1
-      max_size: 4
-      desired_capacity: { get_param: [ nfv, VDU, VDU1, desired_capacity ] }
-      resource:
-        type: VDU1.yaml
-        properties:
-          flavor: { get_param: [ nfv, VDU, VDU1, computeFlavourId ] }
-          image: { get_param: [ nfv, VDU, VDU1, vcImageId ] }
-          net1: { get_param: [ nfv, CP, VDU1_CP1, network ] }
-          net2: { get_resource: internalVL1 }
-  VDU2:
-    type: OS::Nova::Server
-    properties:
-      flavor: { get_param: [ nfv, VDU, VDU2, computeFlavourId ] }
-      image: { get_param: [ nfv, VDU, VDU2, vcImageId ] }
-      networks:
-        - port: { get_resource: VDU2_CP1 }
-      block_device_mapping_v2:
-        - device_name: vdb
-          volume_id: { get_resource: VirtualStorage }
-          boot_index: -1
-  VirtualStorage:
-    type: OS::Cinder::Volume
-    properties:
-      size: 2
-  VDU2_CP1:
-    type: OS::Neutron::Port
-    properties:
-      network: { get_resource: internalVL1 }
-  internalVL1:
-    type: OS::Neutron::Net
-  internalVL1_subnet:
-    type: OS::Neutron::Subnet
-    properties:
-      network: { get_resource: internalVL1 }
-      cidr: 192.168.10.0/24
-";
+const TOP_HOT: &str = include_str!("../fixtures/openstack/basehot/sample_hot.yaml");
 
-const NESTED_VDU1: &str = "\
-heat_template_version: 2013-05-23
-parameters:
-  flavor: { type: string }
-  image: { type: string }
-  net1: { type: string }
-  net2: { type: string }
-resources:
-  VDU1:
-    type: OS::Nova::Server
-    properties:
-      flavor: { get_param: flavor }
-      image: { get_param: image }
-      networks:
-        - port: { get_resource: VDU1_CP1 }
-        - port: { get_resource: VDU1_CP2 }
-  VDU1_CP1:
-    type: OS::Neutron::Port
-    properties:
-      network: { get_param: net1 }
-  VDU1_CP2:
-    type: OS::Neutron::Port
-    properties:
-      network: { get_param: net2 }
-";
+const NESTED_VDU1: &str = include_str!("../fixtures/openstack/basehot/VDU1.yaml");
 
 struct Package {
     _dir: tempfile::TempDir,
@@ -154,6 +84,7 @@ fn driver() -> OpenStackDriver {
         cancel_poll: Duration::from_millis(10),
         stack_timeout_mins: 20,
         trust: solgate_drivers::VimTrust::default(),
+        scripts: Default::default(),
     }
 }
 
@@ -207,6 +138,7 @@ async fn execute_on(
         run: 1,
         cancelled,
         rolling_back: false,
+        lcm_input: None,
     };
     driver.execute(ctx, action).await
 }
@@ -1170,4 +1102,305 @@ async fn vlan_subports_of_an_external_cp_become_a_trunk_on_its_port() {
             .await
             .unwrap_err();
     assert!(error.message.contains("segmentationType \"INHERIT\" is not possible"), "{}", error.message);
+}
+
+/// The sample package with Tacker's `basic_lcms_max` user data class (unchanged) in it.
+fn package_with_tackers_user_data() -> Package {
+    let user_data = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/tacker-samples/basic_lcms_max/UserData/userdata.py"),
+    )
+    .unwrap();
+    package(
+        &CsarBuilder::sample()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("BaseHOT/simple/nested/VDU1.yaml", NESTED_VDU1)
+            .file("UserData/__init__.py", "")
+            .file("UserData/userdata.py", &user_data),
+    )
+}
+
+/// The InstantiateVnfRequest, VNF instance, GrantRequest (the conductor's, as Tacker builds
+/// it: a COMPUTE resource per new VNFC) and Grant (the local NFVO's) of the instantiation.
+fn instantiate_input(additional: &Value) -> solgate_drivers::script::ScriptInput {
+    let mut request = json!({"flavourId": "simple", "extVirtualLinks": plan(2).ext_virtual_links});
+    request["additionalParams"] = additional.clone();
+    let add = |id: &str, vdu: &str| json!({"id": id, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu});
+    solgate_drivers::script::ScriptInput {
+        request,
+        vnf_instance: json!({"id": INSTANCE, "vnfdId": solgate_vnfpkg::testing::SAMPLE_VNFD_ID,
+            "instantiationState": "NOT_INSTANTIATED"}),
+        grant_request: json!({"operation": "INSTANTIATE", "vnfInstanceId": INSTANCE,
+            "addResources": [add("c-1", "VDU1"), add("c-2", "VDU1"), add("c-3", "VDU2")]}),
+        grant: json!({"id": "g-1", "addResources": [{"resourceDefinitionId": "c-1"},
+            {"resourceDefinitionId": "c-2"}, {"resourceDefinitionId": "c-3"}]}),
+    }
+}
+
+/// A realize on an instance without resources, with the operation's documents.
+async fn realize_with_input(
+    server: &MockServer,
+    pkg: &Package,
+    params: &Value,
+    input: &solgate_drivers::script::ScriptInput,
+    plan: &DeploymentPlan,
+) -> Result<Inventory, DriverError> {
+    let (vim, current, cancelled) = (vim(server), Inventory::default(), never());
+    let ctx = InfraContext {
+        instance_id: INSTANCE,
+        vim: &vim,
+        vnfd: &pkg.vnfd,
+        package_dir: Some(&pkg.path),
+        current: &current,
+        additional_params: params,
+        attempt: 1,
+        run: 1,
+        cancelled: &cancelled,
+        rolling_back: false,
+        lcm_input: Some(input),
+    };
+    driver().execute(ctx, InfraAction::Realize { plan }).await
+}
+
+/// Tacker's sample user data runs the instantiation; the stack body is what Tacker sends for
+/// these inputs: the class's fields (template and nested files as the YAML text it dumped, the
+/// `nfv` it made: capacities from the grant request, flavour and image from the VNFD, the
+/// network from extVirtualLinks, additionalParams.nfv merged) plus `stack_name` and
+/// `timeout_mins`. Later operations without user data keep its template (Tacker's default
+/// user data changes only `desired_capacity`), then heal and terminate.
+#[tokio::test]
+async fn tackers_sample_user_data_runs_a_life_cycle() {
+    let pkg = package_with_tackers_user_data();
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_resources_vnf.json", &[]).await;
+    let params = json!({
+        "lcm-operation-user-data": "./UserData/userdata.py",
+        "lcm-operation-user-data-class": "UserData",
+        "nfv": {"VDU": {"VDU2": {"computeFlavourId": "m1.small"}}}
+    });
+    let input = instantiate_input(&params);
+    let plan2 = plan(2);
+    let before = realize_with_input(&server, &pkg, &params, &input, &plan2).await.unwrap();
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    assert_eq!(posts.len(), 1);
+    let body: Value = posts[0].body_json().unwrap();
+    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["stack_name", "template", "files", "parameters", "timeout_mins"], "{body}");
+    assert_eq!(body["stack_name"], STACK);
+    assert_eq!(body["timeout_mins"], 20);
+    // Heat gets the text the class dumped (yaml.safe_dump of the BaseHOT it read), unchanged.
+    let template = body["template"].as_str().expect("the template as the class's YAML text");
+    let parse = |text: &str| solgate_drivers::openstack::parse_hot(text).unwrap();
+    assert_eq!(parse(template), parse(TOP_HOT));
+    assert_eq!(parse(body["files"]["VDU1.yaml"].as_str().unwrap()), parse(NESTED_VDU1));
+    assert_eq!(
+        body["parameters"],
+        json!({"nfv": {
+            "VDU": {
+                "VDU1": {"desired_capacity": 2, "computeFlavourId": "m1.tiny", "vcImageId": "sample-image"},
+                "VDU2": {"computeFlavourId": "m1.small", "vcImageId": "sample-image"}
+            },
+            "CP": {"VDU1_CP1": {"network": EXT_NET}}
+        }})
+    );
+    assert_eq!(servers_of(&before, "VDU1").len(), 2);
+    assert_eq!(before.vim_state["userData"], true);
+
+    // Heal naming the class, which implements only instantiate: Tacker's abstract method
+    // raises, and nothing is marked or updated.
+    let server = next_server_settled("CREATE_COMPLETE", &[]).await;
+    let healed_id = before.vnfc_resources[0].id.clone();
+    let ids = [healed_id.clone()];
+    let mut heal_input = instantiate_input(&params);
+    heal_input.grant_request = json!({"operation": "HEAL", "vnfInstanceId": INSTANCE});
+    let (heal_vim, cancelled) = (vim(&server), never());
+    let ctx = InfraContext {
+        instance_id: INSTANCE,
+        vim: &heal_vim,
+        vnfd: &pkg.vnfd,
+        package_dir: Some(&pkg.path),
+        current: &before,
+        additional_params: &params,
+        attempt: 1,
+        run: 1,
+        cancelled: &cancelled,
+        rolling_back: false,
+        lcm_input: Some(&heal_input),
+    };
+    let error = driver().execute(ctx, InfraAction::Heal { plan: &plan2, vnfc_ids: &ids }).await.unwrap_err();
+    assert!(error.message.contains("(UserData.heal) failed"), "{}", error.message);
+    assert!(
+        error.message.ends_with("UserDataClassNotImplemented: The user data class does not implement this operation."),
+        "{}",
+        error.message
+    );
+    assert!(received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await.is_empty());
+
+    // Heal without user data (Tacker's default: the same parameters): the server is marked
+    // unhealthy and the stack updated; the replacement keeps the VNFC id.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_healed.json"],
+    )
+    .await;
+    mount_member1_server(&server, SERVER1).await;
+    let mark = format!("{HEAT}/stacks/{MEMBER1_STACK}/resources/VDU1");
+    mount_exchanges(&server, json!([{"request": {"method": "PATCH", "path": mark}, "response": {"status": 200}}]))
+        .await;
+    let healed =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Heal { plan: &plan2, vnfc_ids: &ids }, &never())
+            .await
+            .unwrap();
+    assert_eq!(received(&server, "PATCH", &mark).await.len(), 1);
+    let update = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    let body: Value = update[0].body_json().unwrap();
+    assert!(body.get("template").is_none(), "{body}");
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 2);
+    assert_eq!(servers_of(&healed, "VDU1")[0], (healed_id, SERVER1_HEALED.to_owned()));
+    let before = healed;
+
+    // Scale out without user data: the user data's template stays, only desired_capacity changes.
+    let server = next_server_settled(
+        "CREATE_COMPLETE",
+        &["openstack/heat_stack_update.json", "openstack/heat_resources_scaled_out.json"],
+    )
+    .await;
+    let plan3 = plan(3);
+    let scaled =
+        execute(&server, &pkg, &before, json!({}), InfraAction::Realize { plan: &plan3 }, &never()).await.unwrap();
+    let patches = received(&server, "PATCH", &format!("{HEAT}/stacks/{STACK}/{STACK_ID}")).await;
+    let body: Value = patches[0].body_json().unwrap();
+    assert!(body.get("template").is_none() && body.get("files").is_none(), "{body}");
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU1"]["desired_capacity"], 3);
+    assert_eq!(body["parameters"]["nfv"]["VDU"]["VDU2"]["computeFlavourId"], "m1.small");
+    assert_eq!(body["parameters"]["nfv"]["CP"]["VDU1_CP1"]["network"], EXT_NET);
+    assert_eq!(servers_of(&scaled, "VDU1").len(), 3);
+
+    // Terminate.
+    let server = next_server(&["openstack/heat_stack_delete.json"]).await;
+    let after = execute(&server, &pkg, &scaled, json!({}), InfraAction::Teardown, &never()).await.unwrap();
+    assert!(after.is_empty());
+}
+
+/// A user data class that fails, or a request naming only half of the user data, fails the
+/// operation before Heat is asked to create anything.
+#[tokio::test]
+async fn failing_user_data_fails_before_any_stack_is_made() {
+    let pkg = package(
+        &CsarBuilder::sample()
+            .file("BaseHOT/simple/sample_hot.yaml", TOP_HOT)
+            .file("UserData/__init__.py", "")
+            .file("UserData/broken.py", "class Broken:\n    @staticmethod\n    def instantiate(*args):\n        raise RuntimeError('cannot reach the license server')\n"),
+    );
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    let params = json!({"lcm-operation-user-data": "./UserData/broken.py", "lcm-operation-user-data-class": "Broken"});
+    let input = instantiate_input(&params);
+    let plan2 = plan(2);
+    let error = realize_with_input(&server, &pkg, &params, &input, &plan2).await.unwrap_err();
+    assert!(!error.transient);
+    assert_eq!(error.refused_by_package, Some("Userdata execution failed"));
+    assert!(
+        error.message.contains("LCM operation user data ./UserData/broken.py (Broken.instantiate) failed"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.ends_with("RuntimeError: cannot reach the license server"), "{}", error.message);
+    let half = json!({"lcm-operation-user-data": "./UserData/broken.py"});
+    let error = realize_with_input(&server, &pkg, &half, &input, &plan2).await.unwrap_err();
+    assert!(
+        error.message.contains("must give both lcm-operation-user-data and lcm-operation-user-data-class"),
+        "{}",
+        error.message
+    );
+    assert!(received(&server, "POST", &format!("{HEAT}/stacks")).await.is_empty());
+}
+
+/// A package directory of `tests/fixtures/tacker-samples` as onboarded and extracted.
+fn tacker_sample(name: &str) -> Package {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tacker-samples").join(name);
+    let zip = solgate_vnfpkg::testing::zip_directory(&dir).unwrap();
+    let mut csar = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut csar, &zip).unwrap();
+    let vnfd = solgate_vnfpkg::inspect(csar.path(), &Limits::default()).unwrap().vnfd;
+    let extracted = tempfile::tempdir().unwrap();
+    let path = extracted.path().join("package");
+    solgate_vnfpkg::extract(csar.path(), &path, &Limits::default()).unwrap();
+    Package { _dir: extracted, path, vnfd }
+}
+
+/// Without user data, the stack solgate creates for Tacker's `basic_lcms_max` package is the
+/// one Tacker's default user data makes of the same inputs (recorded from Tacker 16.0.0:
+/// `tests/fixtures/tacker-samples/recorded-default/`): the template (the externally managed
+/// VL's network and subnet gone, its references replaced), the nested template and the `nfv`
+/// parameter — capacities from the grant request, the Grant's flavour, image and zone, the
+/// request's addresses and subnets, additionalParams.nfv and then the Grant's
+/// additionalParams.nfv merged. One difference, on purpose: solgate fills `nfv.CP.<cpd>.port`
+/// with the pre-created port the request names (`extLinkPorts`), which Tacker's default user
+/// data leaves null (Heat then fails on the template's `port: null`; Tacker's sample class
+/// fills it, as solgate does).
+#[tokio::test]
+async fn the_default_stack_body_is_tackers() {
+    let recorded: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/tacker-samples/recorded-default/basic_lcms_max.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let pkg = tacker_sample("basic_lcms_max");
+    let request = &recorded["inputs"]["request"];
+    let grant = &recorded["inputs"]["grant_response"];
+    // The plan the conductor makes of these inputs (level 2: two VDU1, one VDU2) and the Grant.
+    let mut granted = solgate_drivers::GrantedPlacement::default();
+    granted.zones.insert("VDU1".into(), "az-1".into());
+    granted.flavours.insert("VDU1".into(), "nfvo-flavour-small".into());
+    granted.images.insert("VDU2-VirtualStorage".into(), "glance-image-vdu2".into());
+    granted.nfv = grant["additionalParams"]["nfv"].clone();
+    let plan = DeploymentPlan {
+        flavour_id: "simple".into(),
+        vdus: vec![VduTarget { vdu_id: "VDU1".into(), count: 2 }, VduTarget { vdu_id: "VDU2".into(), count: 1 }],
+        virtual_links: vec!["internalVL1".into(), "internalVL2".into(), "internalVL3".into()],
+        ext_virtual_links: request["extVirtualLinks"].clone(),
+        ext_managed_virtual_links: request["extManagedVirtualLinks"].clone(),
+        scale_levels: BTreeMap::new(),
+        granted,
+    };
+    let server = MockServer::start().await;
+    keystone(&server).await;
+    mount_fixture(&server, "openstack/heat_stack_absent.json", &[]).await;
+    mount_fixture(&server, "openstack/heat_stack_create.json", &[]).await;
+    // The resources of this stack are not recorded: the run fails after the create, whose
+    // body is what this test is about.
+    let _ = execute(
+        &server,
+        &pkg,
+        &Inventory::default(),
+        request["additionalParams"].clone(),
+        InfraAction::Realize { plan: &plan },
+        &never(),
+    )
+    .await;
+
+    let posts = received(&server, "POST", &format!("{HEAT}/stacks")).await;
+    assert_eq!(posts.len(), 1);
+    let body: Value = posts[0].body_json().unwrap();
+    let tacker = &recorded["fields"];
+    let parse = |text: &Value| solgate_drivers::openstack::parse_hot(text.as_str().unwrap()).unwrap();
+    assert_eq!(body["template"], parse(&tacker["template"]));
+    assert_eq!(parse(&body["files"]["VDU1.yaml"]), parse(&tacker["files"]["VDU1.yaml"]));
+    let mut expected = tacker["parameters"].clone();
+    for (cpd, port) in [("VDU2_CP1-1", "neutron-port-VDU2_CP1-1"), ("VDU2_CP1-2", "neutron-port-VDU2_CP1-2")] {
+        assert_eq!(expected["nfv"]["CP"][cpd]["port"], Value::Null, "Tacker leaves it null");
+        expected["nfv"]["CP"][cpd]["port"] = json!(port);
+    }
+    assert_eq!(body["parameters"], expected);
+    assert_eq!(body["stack_name"], STACK);
+    assert_eq!(body["timeout_mins"], 20);
 }

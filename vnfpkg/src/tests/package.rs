@@ -441,3 +441,49 @@ fn a_vip_cp_names_its_virtual_link_and_target_cps() {
     let error = inspect(&function).unwrap_err();
     assert!(error.to_string().contains("vip_function anycast is neither"), "{error}");
 }
+
+/// Tacker's management driver hooks: the VNF node's `Vnflcm` operations with a Python
+/// artifact (Tacker's sample test_helm_instantiate, unchanged); `instantiate: []` declares
+/// no script.
+#[test]
+fn vnflcm_interface_scripts_are_read_per_flavour() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../drivers/tests/fixtures/tacker-samples/test_helm_instantiate");
+    let zip = zip_directory(&dir).unwrap();
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut file, &zip).unwrap();
+    let contents = crate::inspect(file.path(), &Limits::default()).unwrap();
+    let scripts = &contents.vnfd.flavour("simple").unwrap().lcm_scripts;
+    assert_eq!(scripts.get("instantiate_start").map(String::as_str), Some("../Scripts/sample_script.py"));
+    assert_eq!(scripts.get("terminate_end").map(String::as_str), Some("../Scripts/sample_script.py"));
+    assert_eq!(scripts.len(), 10, "{scripts:?}");
+
+    // A script of another kind is refused, naming the operation.
+    let broken = CsarBuilder::sample().edit(SAMPLE_DF_SIMPLE, |s| {
+        s.replacen(
+            "        flavour_description: Simple flavour with a scalable front end\n",
+            "        flavour_description: Simple flavour with a scalable front end\n      interfaces:\n        \
+             Vnflcm:\n          instantiate_start: []\n          heal_start:\n            implementation: install-script\n",
+            1,
+        )
+    });
+    let err = inspect(&broken).unwrap_err().to_string();
+    assert!(err.contains("artifact install-script of Vnflcm operation heal_start is of type"), "{err}");
+}
+
+/// Tacker's OpenStack sample packages (vendored unchanged) onboard; `basic_lcms_max`
+/// declares its Vnflcm operations without scripts (`[]`), `userdata_standard` one script for
+/// twelve of them.
+#[test]
+fn tackers_openstack_samples_onboard_with_their_vnflcm_scripts() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../drivers/tests/fixtures/tacker-samples");
+    for (name, scripts) in [("basic_lcms_max", 0), ("userdata_standard", 12)] {
+        let zip = zip_directory(&samples.join(name)).unwrap();
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut file, &zip).unwrap();
+        let contents = crate::inspect(file.path(), &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let flavour = contents.vnfd.flavour("simple").unwrap();
+        assert_eq!(flavour.lcm_scripts.len(), scripts, "{name}: {:?}", flavour.lcm_scripts);
+        assert!(flavour.lcm_scripts.values().all(|file| file == "../Scripts/sample_script.py"), "{name}");
+    }
+}

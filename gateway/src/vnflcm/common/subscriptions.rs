@@ -12,6 +12,7 @@
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
+use diesel::Connection;
 use serde_json::{Map, Value, json};
 use solgate_core::notify;
 use solgate_core::{PRIVATE_KEY, now, without_private};
@@ -104,13 +105,17 @@ pub async fn create(
     let stored = record.clone();
     let duplicate = state
         .db(move |conn| {
-            write_transaction(conn, |conn| match lcm::insert_subscription(conn, major, &stored) {
-                Ok(()) => Ok(None),
-                // The same request raced us; the unique index has the last word.
-                Err(error) if error.is_unique_violation() => {
-                    Ok(lcm::find_subscription_by_dedup_key(conn, major, &stored.dedup_key)?)
+            // The insert in a savepoint: on PostgreSQL a failed statement would spoil the
+            // transaction, and the duplicate must still be read.
+            write_transaction(conn, |conn| {
+                match conn.transaction(|conn| lcm::insert_subscription(conn, major, &stored)) {
+                    Ok(()) => Ok(None),
+                    // The same request raced us; the unique index has the last word.
+                    Err(error) if error.is_unique_violation() => {
+                        Ok(lcm::find_subscription_by_dedup_key(conn, major, &stored.dedup_key)?)
+                    }
+                    Err(error) => Err(db_error(error)),
                 }
-                Err(error) => Err(db_error(error)),
             })
         })
         .await?;

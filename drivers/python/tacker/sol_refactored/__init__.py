@@ -1,0 +1,1 @@
+"""solgate's stand-in for the Tacker modules that VNF package scripts import (see docs/lcm.md)."""
