@@ -6,10 +6,13 @@
 use solgate_core::secrets::{OpenError, SecretBox};
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::list::ListSpec;
-use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions, vims, vnf_packages};
+use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions, vims, vnf_packages, vnfpm};
 use solgate_db::{AnyConnection, Backend, Database, DbError};
 
 const PAGE: i64 = 500;
+
+type PmAll = fn(&mut AnyConnection) -> solgate_db::DbResult<Vec<vnfpm::PmRecord>>;
+type PmUpdate = fn(&mut AnyConnection, &vnfpm::PmRecord) -> solgate_db::DbResult<bool>;
 
 /// What a run changed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -67,6 +70,18 @@ pub fn run(database: &Database, secrets: &SecretBox) -> Result<Resealed, ResealE
         if secrets.reseal(authentication).map_err(open_error("VNF FM subscription", &subscription.id))? {
             let stored = Some(&*authentication);
             if fm_subscriptions::update_authentication(&mut conn, &subscription.id, stored)? {
+                done.subscriptions += 1;
+            }
+        }
+    }
+    // PM jobs and thresholds carry their callback's credentials as subscriptions do.
+    for (what, all, update) in [
+        ("PM job", vnfpm::all_jobs as PmAll, vnfpm::update_job as PmUpdate),
+        ("threshold", vnfpm::all_thresholds, vnfpm::update_threshold),
+    ] {
+        for mut record in all(&mut conn)? {
+            let Some(authentication) = record.authentication.as_mut() else { continue };
+            if secrets.reseal(authentication).map_err(open_error(what, &record.id))? && update(&mut conn, &record)? {
                 done.subscriptions += 1;
             }
         }

@@ -43,6 +43,8 @@ pub struct Settings {
     /// Alertmanager's webhooks, Tacker's Prometheus plugin (docs/fault-management.md); each
     /// is off unless switched on, and needs credentials then.
     pub prometheus_plugin: solgate_gateway::settings::PrometheusPluginSettings,
+    /// The Prometheus PM jobs and thresholds are measured by (docs/performance-management.md).
+    pub vnfpm: solgate_core::pm::rules::VnfpmSettings,
     pub log: LogSettings,
     /// Deprecation and retirement of API versions, e.g.
     /// `[[versions]] api = "vnflcm", version = "1.3.0", deprecated = true`.
@@ -181,6 +183,7 @@ impl Settings {
         if let Some(message) = self.prometheus_plugin.problem() {
             return Err(invalid("prometheus_plugin", message));
         }
+        solgate_core::pm::rules::check_settings(&self.vnfpm).map_err(|message| invalid("vnfpm", message))?;
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));
         }

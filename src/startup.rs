@@ -244,6 +244,7 @@ impl Application {
         // conductor share its connections and OAuth 2.0 tokens.
         let callbacks = Arc::new(solgate_core::callbacks::Callbacks::new(settings.notifications.clone(), &outbound)?);
 
+        let vnfpm = Arc::new(solgate_core::pm::rules::RuleWriter::new(settings.vnfpm.clone(), &outbound)?);
         let nfvo =
             solgate_conductor::nfvo::GrantClient::new(&settings.nfvo, &outbound, callbacks.clone())?.map(Arc::new);
         let stop = CancellationToken::new();
@@ -329,6 +330,7 @@ impl Application {
                 user_name: settings.nfvo.notification_user_name.clone(),
                 password: settings.nfvo.notification_password.clone(),
             }),
+            vnfpm,
         });
         let api = role != Role::Conductor;
         let listener_settings = solgate_gateway::listener::ListenerSettings {

@@ -1,5 +1,6 @@
 //! A typed client of solgate's APIs: VNF LCM v1 and v2 (SOL003), VNF package management
-//! (SOL005), VNF fault management (SOL003 clause 7) and the SOL013 `api_versions` resources. `solctl` is a thin front end over it;
+//! (SOL005), VNF fault management (SOL003 clause 7), VNF performance management (SOL003 clause
+//! 6) and the SOL013 `api_versions` resources. `solctl` is a thin front end over it;
 //! tests and the bench reuse it.
 //!
 //! Resources are kept as `serde_json::Value` (as python-tackerclient passes request files
@@ -15,6 +16,7 @@ mod error;
 mod fm;
 mod lcm;
 mod packages;
+mod pm;
 mod versions;
 mod vims;
 mod wait;
@@ -25,5 +27,6 @@ pub use config::{ApiVersionChoice, AuthConfig, ClientConfig, KeystoneAuth, OAuth
 pub use error::{Error, ProblemDetails, Result};
 pub use lcm::{ListQuery, OpAction};
 pub use packages::{PackageContent, VnfdFormat};
+pub use pm::PmResource;
 pub use versions::{Api, ApiVersionInformation, ApiVersions, KNOWN_VERSIONS, VersionReport};
 pub use wait::{OpState, WaitOptions};

@@ -9,16 +9,18 @@ pub enum Api {
     Vnflcm,
     Vnfpkgm,
     Vnffm,
+    Vnfpm,
 }
 
 impl Api {
-    pub const ALL: [Api; 3] = [Api::Vnflcm, Api::Vnfpkgm, Api::Vnffm];
+    pub const ALL: [Api; 4] = [Api::Vnflcm, Api::Vnfpkgm, Api::Vnffm, Api::Vnfpm];
 
     pub fn name(self) -> &'static str {
         match self {
             Api::Vnflcm => "vnflcm",
             Api::Vnfpkgm => "vnfpkgm",
             Api::Vnffm => "vnffm",
+            Api::Vnfpm => "vnfpm",
         }
     }
 
@@ -27,6 +29,7 @@ impl Api {
         match self {
             Api::Vnflcm => &[1, 2],
             Api::Vnfpkgm | Api::Vnffm => &[1],
+            Api::Vnfpm => &[2],
         }
     }
 }
@@ -35,8 +38,13 @@ impl Api {
 /// chosen, it uses the newest minor the server offers up to this one. Request bodies pass
 /// through untouched, so a newer minor would work too, but the tables and `--wait` read
 /// fields defined up to these.
-pub const KNOWN_VERSIONS: &[(Api, &str)] =
-    &[(Api::Vnflcm, "1.3.0"), (Api::Vnflcm, "2.1.0"), (Api::Vnfpkgm, "1.3.0"), (Api::Vnffm, "1.3.0")];
+pub const KNOWN_VERSIONS: &[(Api, &str)] = &[
+    (Api::Vnflcm, "1.3.0"),
+    (Api::Vnflcm, "2.1.0"),
+    (Api::Vnfpkgm, "1.3.0"),
+    (Api::Vnffm, "1.3.0"),
+    (Api::Vnfpm, "2.1.0"),
+];
 
 pub(crate) fn known(api: Api, major: u64) -> Option<semver::Version> {
     KNOWN_VERSIONS

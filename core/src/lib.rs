@@ -16,6 +16,7 @@ pub mod op_occ;
 pub mod operation;
 pub mod packages;
 pub mod plan;
+pub mod pm;
 pub mod requests;
 pub mod secrets;
 pub mod settings;

@@ -50,6 +50,19 @@ impl Links {
     pub fn fm_subscription(&self, id: &str) -> String {
         format!("{}/vnffm/v1/subscriptions/{id}", self.base)
     }
+
+    /// A PM job (`/vnfpm/v2`, the only major of the PM API).
+    pub fn pm_job(&self, id: &str) -> String {
+        format!("{}/vnfpm/v2/pm_jobs/{id}", self.base)
+    }
+
+    pub fn pm_report(&self, job_id: &str, id: &str) -> String {
+        format!("{}/vnfpm/v2/pm_jobs/{job_id}/reports/{id}", self.base)
+    }
+
+    pub fn threshold(&self, id: &str) -> String {
+        format!("{}/vnfpm/v2/thresholds/{id}", self.base)
+    }
 }
 
 /// `{"href": url}`, SOL013 Link.

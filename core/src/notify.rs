@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use sha2::Digest;
 use solgate_db::repo::lcm::{self, LcmMajor, SubscriptionRecord};
 use solgate_db::repo::notifications::{self, NotificationRow};
-use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions};
+use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions, vnfpm};
 use solgate_db::{AnyConnection, DbResult};
 use solgate_schemas::Api;
 use tokio::sync::watch;
@@ -82,6 +82,20 @@ pub fn callback_target(conn: &mut AnyConnection, row: &NotificationRow) -> DbRes
             authentication: record.authentication,
             body: record.body,
         }),
+        // A PM job or threshold is the "subscription" of its own notifications.
+        vnfpm::API if major == crate::pm::MAJOR => {
+            let record = match vnfpm::find_job(conn, id)? {
+                Some(job) => Some(job),
+                None => vnfpm::find_threshold(conn, id)?,
+            };
+            record.map(|record| CallbackTarget {
+                api: Api::Vnfpm,
+                major,
+                callback_uri: record.callback_uri().to_owned(),
+                authentication: record.authentication,
+                body: record.body,
+            })
+        }
         _ => return Ok(Target::Unknown("the notification names an unknown API or major version")),
     };
     Ok(found.map_or(Target::Gone, Target::Found))

@@ -243,6 +243,45 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    pm_jobs_v2 (id) {
+        id -> Text,
+        object_type -> Text,
+        callback_uri -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        created_at -> Text,
+        updated_at -> Text,
+        row_version -> BigInt,
+        project -> Text,
+    }
+}
+
+diesel::table! {
+    pm_reports_v2 (id) {
+        id -> Text,
+        job_id -> Text,
+        ready_time -> Text,
+        body -> Text,
+        created_at -> Text,
+    }
+}
+
+diesel::table! {
+    pm_thresholds_v2 (id) {
+        id -> Text,
+        object_type -> Text,
+        object_instance_id -> Text,
+        callback_uri -> Text,
+        body -> Text,
+        authentication -> Nullable<Text>,
+        created_at -> Text,
+        updated_at -> Text,
+        row_version -> BigInt,
+        project -> Text,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     vnf_packages,
     vnf_instances_v2,
@@ -260,4 +299,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     vims,
     alarms_v1,
     fm_subscriptions_v1,
+    pm_jobs_v2,
+    pm_reports_v2,
+    pm_thresholds_v2,
 );

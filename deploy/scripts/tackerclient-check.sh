@@ -3,6 +3,7 @@
 # `openstack` CLI, no Keystone) and checks every v1 and v2 command the client offers for
 # VNF packages, VNF LCM, operation occurrences and subscriptions (../shared/reference/clients.md),
 # VNF FM alarms and FM subscriptions (an alarm raised through Alertmanager's webhook, /alert),
+# VNF PM jobs, reports and thresholds (a report made through Alertmanager's webhook, /pm_event),
 # and (default mode) the VIM registry against the test Keystone of services.sh
 # (SOLGATE_TEST_KEYSTONE_URL, started here when not set).
 #   deploy/scripts/tackerclient-check.sh [--tls | --keystone] [path/to/solgate]
@@ -52,6 +53,11 @@ if [ "$tls" = true ]; then
     export OS_CACERT="$work/ca.pem"
     scheme=https
 fi
+
+# Alertmanager's PM webhooks (/pm_event, /pm_threshold) on, with a bearer token: the vnfpm
+# report command needs a report.
+pm_webhook_token=tackerclient-check-pm-token
+export SOLGATE__PROMETHEUS_PLUGIN__PERFORMANCE_MANAGEMENT=true SOLGATE__PROMETHEUS_PLUGIN__WEBHOOK_TOKEN="$pm_webhook_token"
 
 if [ "$keystone" = true ]; then
     # shellcheck source=services.sh
@@ -256,6 +262,64 @@ run 0 "v2 vnflcm op show" -- $openstack vnflcm op show "$op"
 echo "{\"vnfdId\": \"$vnfd_id\", \"additionalParams\": {\"upgrade_type\": \"RollingUpdate\"}}" >"$work/pkg.json"
 run 0 "v2 vnflcm change-vnfpkg" -- $openstack vnflcm change-vnfpkg "$inst" "$work/pkg.json"
 sleep 1
+
+# ---- VNF PM (vnfpm, API 2.1.0) on the instantiated v2 instance ----
+cat >"$work/pm-job.json" <<JSON
+{"objectType": "Vnf", "objectInstanceIds": ["$inst"], "callbackUri": "$callback",
+ "criteria": {"performanceMetric": ["VCpuUsageMeanVnf.$inst"], "collectionPeriod": 30, "reportingPeriod": 60}}
+JSON
+run 0 "vnfpm job create" -- $openstack vnfpm job create "$work/pm-job.json" -f json
+pm_job=$(echo "$out" | json 'd["ID"]')
+run 0 "vnfpm job list" -- $openstack vnfpm job list
+run 0 "vnfpm job list --filter" -- $openstack vnfpm job list --filter "(eq,objectType,Vnf)" -f json
+[ "$(echo "$out" | json 'len(d)')" = 1 ] || { failures=$((failures + 1)); echo "FAIL: vnfpm job list --filter: $out" >&2; }
+run 0 "vnfpm job list --all_fields" -- $openstack vnfpm job list --all_fields
+run 0 "vnfpm job list --fields --exclude_default" -- $openstack vnfpm job list --fields reports --exclude_default
+run 0 "vnfpm job list --exclude_fields" -- $openstack vnfpm job list --exclude_fields criteria
+run 0 "vnfpm job show" -- $openstack vnfpm job show "$pm_job" -f json
+echo "{\"callbackUri\": \"$callback/pm\"}" >"$work/pm-job-update.json"
+run 0 "vnfpm job update" -- $openstack vnfpm job update "$pm_job" "$work/pm-job-update.json" -f json
+[ "$(echo "$out" | json 'd["Callback Uri"]')" = "$callback/pm" ] || { failures=$((failures + 1)); echo "FAIL: vnfpm job update: $out" >&2; }
+# A report, made as Alertmanager makes it (outside [auth], with the webhook's token).
+cat >"$work/pm-alert.json" <<JSON
+{"receiver": "tacker", "status": "firing", "version": "4", "alerts": [{"status": "firing",
+ "labels": {"alertname": "PmJob", "receiver_type": "tacker", "function_type": "vnfpm", "job_id": "$pm_job",
+            "object_instance_id": "$inst", "metric": "VCpuUsageMeanVnf.$inst"},
+ "annotations": {"value": "0.42"},
+ "startsAt": "2026-11-26T10:00:00Z", "endsAt": "0001-01-01T00:00:00Z", "fingerprint": "00000000000000aa"}]}
+JSON
+pm_curl_tls=()
+if [ "$tls" = true ]; then pm_curl_tls=(--cacert "$OS_CACERT"); fi
+run 0 "POST /pm_event (Alertmanager's webhook)" -- curl -s "${pm_curl_tls[@]}" -o /dev/null -w '%{http_code}' \
+    -H "Authorization: Bearer $pm_webhook_token" -H 'Content-Type: application/json' --data-binary @"$work/pm-alert.json" \
+    "$scheme://$address/pm_event"
+[ "$out" = 204 ] || { failures=$((failures + 1)); echo "FAIL: /pm_event answered $out" >&2; }
+run 0 "vnfpm job show (a report)" -- $openstack vnfpm job show "$pm_job" -f json
+pm_report=$(echo "$out" | json 'd["Reports"][0]["href"].rsplit("/", 1)[1]')
+run 0 "vnfpm report show" -- $openstack vnfpm report show "$pm_job" "$pm_report" -f json
+[ "$(echo "$out" | json 'd["Entries"][0]["performanceValues"][0]["value"]')" = 0.42 ] || { failures=$((failures + 1)); echo "FAIL: vnfpm report show: $out" >&2; }
+run 1 "vnfpm report show (unknown id: 404, exit 1)" -- $openstack vnfpm report show "$pm_job" 00000000-0000-0000-0000-000000000000
+cat >"$work/pm-threshold.json" <<JSON
+{"objectType": "Vnf", "objectInstanceId": "$inst", "callbackUri": "$callback",
+ "criteria": {"performanceMetric": "VMemoryUsageMeanVnf.$inst", "thresholdType": "SIMPLE",
+              "simpleThresholdDetails": {"thresholdValue": 0.8, "hysteresis": 0.05}}}
+JSON
+run 0 "vnfpm threshold create" -- $openstack vnfpm threshold create "$work/pm-threshold.json" -f json
+pm_threshold=$(echo "$out" | json 'd["ID"]')
+run 0 "vnfpm threshold list" -- $openstack vnfpm threshold list
+run 0 "vnfpm threshold list --filter" -- $openstack vnfpm threshold list --filter "(eq,objectInstanceId,$inst)" -f json
+[ "$(echo "$out" | json 'len(d)')" = 1 ] || { failures=$((failures + 1)); echo "FAIL: vnfpm threshold list --filter: $out" >&2; }
+run 0 "vnfpm threshold show" -- $openstack vnfpm threshold show "$pm_threshold" -f json
+echo "{\"callbackUri\": \"$callback/threshold\"}" >"$work/pm-threshold-update.json"
+run 0 "vnfpm threshold update" -- $openstack vnfpm threshold update "$pm_threshold" "$work/pm-threshold-update.json" -f json
+[ "$(echo "$out" | json 'd["Callback Uri"]')" = "$callback/threshold" ] || { failures=$((failures + 1)); echo "FAIL: vnfpm threshold update: $out" >&2; }
+echo '{"objectType": "Vnf", "objectInstanceIds": ["x"], "callbackUri": "http://x", "criteria": {"performanceMetric": ["VNetworkUsage.x"], "collectionPeriod": 30, "reportingPeriod": 60}}' >"$work/pm-job-bad.json"
+run 1 "vnfpm job create (unknown metric: 400, exit 1)" -- $openstack vnfpm job create "$work/pm-job-bad.json"
+grep -q "VNetworkUsage" "$work/stderr" || { failures=$((failures + 1)); echo "FAIL: the unknown metric was not named" >&2; }
+run 0 "vnfpm threshold delete" -- $openstack vnfpm threshold delete "$pm_threshold"
+run 1 "vnfpm threshold show (deleted: 404, exit 1)" -- $openstack vnfpm threshold show "$pm_threshold"
+run 0 "vnfpm job delete" -- $openstack vnfpm job delete "$pm_job"
+run 1 "vnfpm job show (deleted: 404, exit 1)" -- $openstack vnfpm job show "$pm_job"
 run 0 "v2 vnflcm subsc create" -- $openstack vnflcm subsc create "$work/subsc.json" -f json
 subsc=$(echo "$out" | json 'd["ID"]')
 run 0 "v2 vnflcm subsc list" -- $openstack vnflcm subsc list

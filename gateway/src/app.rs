@@ -7,7 +7,7 @@ use actix_web::{App, web};
 use crate::route::{self, resource};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{alerts, api_versions, auth, health, nfvo_notifications, openapi, vims, vnffm, vnflcm, vnfpkgm};
+use crate::{alerts, api_versions, auth, health, nfvo_notifications, openapi, vims, vnffm, vnflcm, vnfpkgm, vnfpm};
 
 /// Operational routes every process serves.
 pub fn configure_operations(cfg: &mut web::ServiceConfig) {
@@ -18,7 +18,7 @@ pub fn configure_operations(cfg: &mut web::ServiceConfig) {
 
 /// Registers every API route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    for api in ["vnflcm", "vnfpkgm", "vnffm"] {
+    for api in ["vnflcm", "vnfpkgm", "vnffm", "vnfpm"] {
         cfg.service(resource(&format!("/{api}/api_versions")).get(api_versions::show).finish());
         cfg.service(resource(&format!("/{api}/v{{major}}/api_versions")).get(api_versions::show).finish());
         cfg.service(resource(&format!("/{api}/v{{major}}/openapi.json")).get(openapi::show).finish());
@@ -26,6 +26,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     vnflcm::configure(cfg);
     vnfpkgm::configure(cfg);
     vnffm::configure(cfg);
+    vnfpm::configure(cfg);
     vims::configure(cfg);
     alerts::configure(cfg);
     cfg.service(resource(auth::endpoint::PATH).post(auth::endpoint::token).finish());

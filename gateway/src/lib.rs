@@ -22,6 +22,7 @@ pub mod vims;
 pub mod vnffm;
 pub mod vnflcm;
 pub mod vnfpkgm;
+pub mod vnfpm;
 
 pub use error::{ApiError, ApiResult, ErrorKind};
 pub use metrics::Metrics;

@@ -204,6 +204,37 @@ fn operations(api: Api, major: u64, version: solgate_schemas::ApiVersionId) -> V
                 Operation::new("delete", "/subscriptions/{subscriptionId}", "Terminate a subscription", 204),
             ]);
         }
+        Api::Vnfpm => {
+            ops.extend([
+                Operation::new("get", "/pm_jobs", "Query PM jobs", 200).returns(Array("PmJob")),
+                Operation::new("post", "/pm_jobs", "Create a PM job", 201)
+                    .request("CreatePmJobRequest")
+                    .returns(Schema("PmJob"))
+                    .headers(&["Location"]),
+                Operation::new("get", "/pm_jobs/{pmJobId}", "Read a PM job", 200).returns(Schema("PmJob")),
+                Operation {
+                    request: Some(("PmJobModifications", "application/merge-patch+json")),
+                    ..Operation::new("patch", "/pm_jobs/{pmJobId}", "Modify a PM job", 200)
+                        .returns(Schema("PmJobModifications"))
+                },
+                Operation::new("delete", "/pm_jobs/{pmJobId}", "Delete a PM job", 204),
+                Operation::new("get", "/pm_jobs/{pmJobId}/reports/{reportId}", "Read a performance report", 200)
+                    .returns(Schema("PerformanceReport")),
+                Operation::new("get", "/thresholds", "Query thresholds", 200).returns(Array("Threshold")),
+                Operation::new("post", "/thresholds", "Create a threshold", 201)
+                    .request("CreateThresholdRequest")
+                    .returns(Schema("Threshold"))
+                    .headers(&["Location"]),
+                Operation::new("get", "/thresholds/{thresholdId}", "Read a threshold", 200)
+                    .returns(Schema("Threshold")),
+                Operation {
+                    request: Some(("ThresholdModifications", "application/merge-patch+json")),
+                    ..Operation::new("patch", "/thresholds/{thresholdId}", "Modify a threshold", 200)
+                        .returns(Schema("ThresholdModifications"))
+                },
+                Operation::new("delete", "/thresholds/{thresholdId}", "Delete a threshold", 204),
+            ]);
+        }
     }
     ops
 }
@@ -226,7 +257,8 @@ pub fn document(entry: &VersionEntry, public_endpoint: &str, version_required: b
                 parameters.push(json!({"$ref": format!("#/components/parameters/{name}")}));
             }
         }
-        if operation.method == "patch" {
+        // PM jobs and thresholds have no ETag: their PATCH takes no If-Match.
+        if operation.method == "patch" && api != Api::Vnfpm {
             parameters.push(json!({"$ref": "#/components/parameters/If-Match"}));
         }
         let mut responses = Map::new();
@@ -398,6 +430,16 @@ mod tests {
         assert!(!document.to_string().contains("#/$defs/"), "every $ref points into components");
         let v1 = document_of(&registry, Api::Vnflcm, 1);
         assert!(v1["paths"]["/vnf_instances/{vnfInstanceId}/change_vnfpkg"].is_null(), "SOL003 v2.6.1 has none");
+        let pm = document_of(&registry, Api::Vnfpm, 2);
+        assert_eq!(pm["servers"][0]["url"], "http://vnfm/vnfpm/v2");
+        assert_eq!(
+            pm["paths"]["/pm_jobs/{pmJobId}/reports/{reportId}"]["get"]["responses"]["200"]["content"]["application/json"]
+                ["schema"]["$ref"],
+            "#/components/schemas/PerformanceReport"
+        );
+        let patch = &pm["paths"]["/thresholds/{thresholdId}"]["patch"];
+        assert!(patch["requestBody"]["content"]["application/merge-patch+json"].is_object());
+        assert!(!patch["parameters"].to_string().contains("If-Match"), "PM resources have no ETag");
         let packages = document_of(&registry, Api::Vnfpkgm, 1);
         assert!(packages["paths"]["/vnf_packages/{vnfPkgId}/package_content"]["put"].is_object());
         let faults = super::document(registry.newest(Api::Vnffm, 1).unwrap(), "http://vnfm", true);

@@ -55,6 +55,9 @@ pub struct PagingSettings {
     pub vnf_package_page_size: usize,
     /// VNF FM alarms (`/vnffm/v1/alarms`; Tacker's `vnffm_alarm_page_size`).
     pub alarm_page_size: usize,
+    /// PM jobs and thresholds (Tacker's `vnfpm_pmjob_page_size`, `vnfpm_pmthreshold_page_size`).
+    pub pm_job_page_size: usize,
+    pub pm_threshold_page_size: usize,
 }
 
 impl Default for PagingSettings {
@@ -65,6 +68,8 @@ impl Default for PagingSettings {
             subscription_page_size: 100,
             vnf_package_page_size: 100,
             alarm_page_size: 100,
+            pm_job_page_size: 100,
+            pm_threshold_page_size: 100,
         }
     }
 }
@@ -103,6 +108,10 @@ pub struct PrometheusPluginSettings {
     /// `POST /alert/auto_scaling`: alerts labelled `function_type: auto_scale` scale the
     /// instance they name (`vnfConfigurableProperties.isAutoscaleEnabled` true).
     pub auto_scaling: bool,
+    /// `POST /pm_event` and `POST /pm_threshold`: alerts labelled `function_type: vnfpm` make
+    /// the performance reports of PM jobs, `vnfpm_threshold` ones cross thresholds
+    /// (docs/performance-management.md).
+    pub performance_management: bool,
     /// HTTP Basic credentials of the webhooks (`http_config.basic_auth`); the password a PHC
     /// hash (`solgate hash-secret`) or, with a warning at start, the password itself.
     pub webhook_user_name: String,
@@ -115,7 +124,7 @@ pub struct PrometheusPluginSettings {
 impl PrometheusPluginSettings {
     /// Whether any webhook is on.
     pub fn any_enabled(&self) -> bool {
-        self.fault_management || self.auto_healing || self.auto_scaling
+        self.fault_management || self.auto_healing || self.auto_scaling || self.performance_management
     }
 
     /// What makes the settings unusable: a webhook on without credentials (it would be open
@@ -137,6 +146,7 @@ impl std::fmt::Debug for PrometheusPluginSettings {
             .field("fault_management", &self.fault_management)
             .field("auto_healing", &self.auto_healing)
             .field("auto_scaling", &self.auto_scaling)
+            .field("performance_management", &self.performance_management)
             .field("webhook_user_name", &self.webhook_user_name)
             .finish_non_exhaustive()
     }

@@ -60,6 +60,8 @@ pub struct AppState {
     pub nfvo_notifications: Option<crate::settings::NotificationCredentials>,
     /// Alertmanager's webhooks (`[prometheus_plugin]`): which are on, and their credentials.
     pub webhooks: crate::alerts::Webhooks,
+    /// The Prometheus rules of PM jobs and thresholds (`[vnfpm]`).
+    pub vnfpm: Arc<solgate_core::pm::rules::RuleWriter>,
 }
 
 impl AppState {

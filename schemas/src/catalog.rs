@@ -103,6 +103,15 @@ pub(crate) const PUBLISHED: &[Published] = &[
         etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
         source: Source::Full(include_str!("../data/vnffm/1.3.0.json")),
     },
+    Published {
+        api: Api::Vnfpm,
+        version: ApiVersionId::new(2, 1, 0),
+        // SOL003 V3.3.1 (and V3.5.1, V3.6.1): VNF PM API 2.1.0 (etsi-mano-model 3.3.1
+        // mano-versions.json, "vnfpm" 2.1.0), the version Tacker serves under /vnfpm/v2
+        // (tacker/sol_refactored/api/api_version.py CURRENT_PM_VERSION). V3.7.1 is 2.2.0.
+        etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
+        source: Source::Full(include_str!("../data/vnfpm/2.1.0.json")),
+    },
 ];
 
 impl Registry {
@@ -114,6 +123,7 @@ impl Registry {
             MajorInfo { api: Api::Vnfpkgm, major: 1, version_header_required: false },
             // A Release 3 API: `Version` is mandatory (python-tackerclient sends 1.3.0).
             MajorInfo { api: Api::Vnffm, major: 1, version_header_required: true },
+            MajorInfo { api: Api::Vnfpm, major: 2, version_header_required: true },
         ];
         let mut versions: Vec<VersionEntry> = Vec::new();
         for published in PUBLISHED {

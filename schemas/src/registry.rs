@@ -21,16 +21,19 @@ pub enum Api {
     Vnfpkgm,
     /// VNF Fault Management (SOL003 clause 7).
     Vnffm,
+    /// VNF Performance Management (SOL003 clause 6).
+    Vnfpm,
 }
 
 impl Api {
-    pub const ALL: [Api; 3] = [Api::Vnflcm, Api::Vnfpkgm, Api::Vnffm];
+    pub const ALL: [Api; 4] = [Api::Vnflcm, Api::Vnfpkgm, Api::Vnffm, Api::Vnfpm];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Api::Vnflcm => "vnflcm",
             Api::Vnfpkgm => "vnfpkgm",
             Api::Vnffm => "vnffm",
+            Api::Vnfpm => "vnfpm",
         }
     }
 

@@ -133,6 +133,11 @@ pub enum Command {
         #[command(subcommand)]
         command: Vnffm,
     },
+    /// VNF performance management (SOL003 clause 6, python-tackerclient's `openstack vnfpm …`).
+    Vnfpm {
+        #[command(subcommand)]
+        command: Vnfpm,
+    },
     /// Prints a shell completion script.
     Completion {
         #[arg(value_enum)]
@@ -410,6 +415,86 @@ pub enum Vnffm {
     Sub {
         #[command(subcommand)]
         command: FmSub,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Vnfpm {
+    /// PM jobs.
+    Job {
+        #[command(subcommand)]
+        command: PmJob,
+    },
+    /// Performance reports of PM jobs.
+    Report {
+        #[command(subcommand)]
+        command: PmReport,
+    },
+    /// Thresholds.
+    Threshold {
+        #[command(subcommand)]
+        command: PmThreshold,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PmJob {
+    /// Create a PM job from a CreatePmJobRequest file (JSON).
+    Create {
+        param_file: PathBuf,
+    },
+    List {
+        #[arg(long)]
+        filter: Option<String>,
+        #[arg(long = "all_fields", conflicts_with_all = ["fields", "exclude_fields"])]
+        all_fields: bool,
+        #[arg(long, conflicts_with = "exclude_fields")]
+        fields: Option<String>,
+        #[arg(long = "exclude_fields")]
+        exclude_fields: Option<String>,
+        #[arg(long = "exclude_default")]
+        exclude_default: bool,
+    },
+    Show {
+        vnf_pm_job_id: String,
+    },
+    /// Change a PM job's callback URI or credentials from a PmJobModifications file (JSON).
+    Update {
+        vnf_pm_job_id: String,
+        param_file: PathBuf,
+    },
+    Delete {
+        #[arg(required = true)]
+        vnf_pm_job_id: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PmReport {
+    Show { vnf_pm_job_id: String, vnf_pm_report_id: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PmThreshold {
+    /// Create a threshold from a CreateThresholdRequest file (JSON).
+    Create {
+        param_file: PathBuf,
+    },
+    List {
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    Show {
+        vnf_pm_threshold_id: String,
+    },
+    /// Change a threshold's callback URI or credentials from a ThresholdModifications file (JSON).
+    Update {
+        vnf_pm_threshold_id: String,
+        param_file: PathBuf,
+    },
+    Delete {
+        #[arg(required = true)]
+        vnf_pm_threshold_id: Vec<String>,
     },
 }
 

@@ -5,12 +5,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use solgate_client::{Api, Client, ListQuery, OpAction, VnfdFormat, WaitOptions};
+use solgate_client::{Api, Client, ListQuery, OpAction, PmResource, VnfdFormat, WaitOptions};
 
 use crate::Failure;
 use crate::cli::{
-    Alarm, Artifact, CancelMode, Cli, Command, FmSub, Format, OperateState, OperationalState, Package, ScaleType,
-    Subsc, TerminationType, Vim, Vnf, VnfdType, Vnffm, Vnflcm, Wait,
+    Alarm, Artifact, CancelMode, Cli, Command, FmSub, Format, OperateState, OperationalState, Package, PmJob, PmReport,
+    PmThreshold, ScaleType, Subsc, TerminationType, Vim, Vnf, VnfdType, Vnffm, Vnflcm, Vnfpm, Wait,
 };
 use crate::output::{Column, Printer, record_columns, title_case};
 
@@ -34,6 +34,7 @@ pub async fn run(cli: Cli) -> Outcome {
         }
         Command::Vim { command } => context.vim(command).await,
         Command::Vnffm { command } => context.vnffm(command).await,
+        Command::Vnfpm { command } => context.vnfpm(command).await,
         Command::Completion { .. } => Ok(()),
     };
     for deprecation in context.client.deprecations() {
@@ -510,6 +511,92 @@ impl Context {
                     }
                 }
                 delete_summary(self, "VNF FM subscription", &subscription_id, &failures)
+            }
+        }
+    }
+
+    /// `vnfpm job …`, `vnfpm report show`, `vnfpm threshold …`, with tackerclient's columns.
+    async fn vnfpm(&self, command: Vnfpm) -> Outcome {
+        let client = &self.client;
+        let job = PmResource::Job;
+        let threshold = PmResource::Threshold;
+        match command {
+            Vnfpm::Job { command: PmJob::Create { param_file } } => {
+                let created = client.create_pm(job, read_json(&param_file)?).await?;
+                self.print(&created, record_columns(&created))
+            }
+            Vnfpm::Job { command: PmJob::List { filter, all_fields, fields, exclude_fields, exclude_default } } => {
+                let query = ListQuery {
+                    filter,
+                    all_fields,
+                    fields: fields.clone(),
+                    exclude_fields: exclude_fields.clone(),
+                    exclude_default,
+                };
+                let items = client.list_pm(job, &query).await?;
+                // tackerclient's columns: the defaults, what the selectors add.
+                let mut attributes: Vec<String> = ["id", "objectType", "_links"].map(str::to_owned).to_vec();
+                let complex = ["objectInstanceIds", "subObjectInstanceIds", "criteria", "reports"];
+                attributes.extend(fields.iter().flat_map(|fields| fields.split(',').map(str::to_owned)));
+                if let Some(excluded) = &exclude_fields {
+                    let excluded: Vec<&str> = excluded.split(',').collect();
+                    attributes.extend(complex.iter().filter(|f| !excluded.contains(f)).map(|f| (*f).to_owned()));
+                }
+                if all_fields {
+                    attributes.extend(complex.iter().map(|field| (*field).to_owned()));
+                }
+                if all_fields || exclude_default {
+                    attributes.push("callbackUri".to_owned());
+                }
+                let mut seen = std::collections::HashSet::new();
+                attributes.retain(|attribute| seen.insert(attribute.clone()));
+                self.print_list(&items, attributes.iter().map(|attribute| Column::new(attribute)).collect())
+            }
+            Vnfpm::Job { command: PmJob::Show { vnf_pm_job_id } } => {
+                let shown = client.show_pm(job, &vnf_pm_job_id).await?;
+                self.print(&shown, record_columns(&shown))
+            }
+            Vnfpm::Job { command: PmJob::Update { vnf_pm_job_id, param_file } } => {
+                let changed = client.update_pm(job, &vnf_pm_job_id, read_json(&param_file)?).await?;
+                self.print(&changed, vec![Column::new("callbackUri")])
+            }
+            Vnfpm::Job { command: PmJob::Delete { vnf_pm_job_id } } => {
+                let mut failures = Vec::new();
+                for id in &vnf_pm_job_id {
+                    if let Err(error) = client.delete_pm(job, id).await {
+                        failures.push(format!("{id}: {}", Failure::from(error)));
+                    }
+                }
+                delete_summary(self, "VNF PM job", &vnf_pm_job_id, &failures)
+            }
+            Vnfpm::Report { command: PmReport::Show { vnf_pm_job_id, vnf_pm_report_id } } => {
+                let report = client.show_pm_report(&vnf_pm_job_id, &vnf_pm_report_id).await?;
+                self.print(&report, vec![Column::new("entries")])
+            }
+            Vnfpm::Threshold { command: PmThreshold::Create { param_file } } => {
+                let created = client.create_pm(threshold, read_json(&param_file)?).await?;
+                self.print(&created, record_columns(&created))
+            }
+            Vnfpm::Threshold { command: PmThreshold::List { filter } } => {
+                let items = client.list_pm(threshold, &ListQuery { filter, ..ListQuery::default() }).await?;
+                self.print_list(&items, ["id", "objectType", "_links"].iter().map(|a| Column::new(a)).collect())
+            }
+            Vnfpm::Threshold { command: PmThreshold::Show { vnf_pm_threshold_id } } => {
+                let shown = client.show_pm(threshold, &vnf_pm_threshold_id).await?;
+                self.print(&shown, record_columns(&shown))
+            }
+            Vnfpm::Threshold { command: PmThreshold::Update { vnf_pm_threshold_id, param_file } } => {
+                let changed = client.update_pm(threshold, &vnf_pm_threshold_id, read_json(&param_file)?).await?;
+                self.print(&changed, vec![Column::new("callbackUri")])
+            }
+            Vnfpm::Threshold { command: PmThreshold::Delete { vnf_pm_threshold_id } } => {
+                let mut failures = Vec::new();
+                for id in &vnf_pm_threshold_id {
+                    if let Err(error) = client.delete_pm(threshold, id).await {
+                        failures.push(format!("{id}: {}", Failure::from(error)));
+                    }
+                }
+                delete_summary(self, "VNF PM threshold", &vnf_pm_threshold_id, &failures)
             }
         }
     }

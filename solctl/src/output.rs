@@ -73,6 +73,14 @@ const HEADINGS: &[(&str, &str)] = &[
     ("isRootCause", "Is Root Cause"),
     ("correlatedAlarmIds", "Correlated Alarm Ids"),
     ("faultDetails", "Fault Details"),
+    // VNF PM, as `openstack vnfpm` shows PM jobs, reports and thresholds.
+    ("objectType", "Object Type"),
+    ("objectInstanceIds", "Object Instance Ids"),
+    ("objectInstanceId", "Object Instance Id"),
+    ("subObjectInstanceIds", "Sub Object Instance Ids"),
+    ("criteria", "Criteria"),
+    ("reports", "Reports"),
+    ("entries", "Entries"),
 ];
 
 pub fn heading(attribute: &str) -> String {

@@ -1,6 +1,6 @@
 //! Hostile input over real HTTP, on SQLite and PostgreSQL: the classes that once answered
 //! 500 (huge filters, NUL characters) with a test each, and a generated run over every route
-//! of v1, v2 and vnfpkgm (query strings, bodies with control characters and huge arrays,
+//! of v1, v2, vnfpkgm and vnfpm (query strings, bodies with control characters and huge arrays,
 //! odd headers) that asserts no 5xx and a live server after it.
 //!
 //! `SOLGATE_FUZZ_CASES` sets the generated requests per backend (default 1,500 in the test
@@ -21,6 +21,8 @@ const LISTS: &[(&str, &str)] = &[
     ("/vnflcm/v2/vnf_lcm_op_occs", "2.0.0"),
     ("/vnfpkgm/v1/vnf_packages", ""),
     ("/vnfpkgm/v1/subscriptions", ""),
+    ("/vnfpm/v2/pm_jobs", "2.1.0"),
+    ("/vnfpm/v2/thresholds", "2.1.0"),
 ];
 
 fn get(app: &TestApp, path: &str, version: &str) -> reqwest::RequestBuilder {
@@ -294,6 +296,13 @@ fn body(rng: &mut Rng, ids: &Ids) -> Option<String> {
         json!({"addressInformation": hostile_text(rng), "userName": hostile_text(rng), "password": hostile_text(rng)}),
         json!({"type": hostile_text(rng), "aspectId": hostile_text(rng), "numberOfSteps": json_value(rng, 4)}),
         json!({"operationalState": hostile_text(rng), "userDefinedData": json_value(rng, 3)}),
+        json!({"objectType": rng.pick(&["Vnf", "VnfIntCp"]), "objectInstanceIds": [ids.instance, hostile_text(rng)],
+            "subObjectInstanceIds": [hostile_text(rng)], "callbackUri": hostile_text(rng),
+            "criteria": {"performanceMetric": [hostile_text(rng)], "performanceMetricGroup": json_value(rng, 2),
+                "collectionPeriod": json_value(rng, 1), "reportingPeriod": json_value(rng, 1), "reportingBoundary": hostile_text(rng)}}),
+        json!({"objectType": "Vnf", "objectInstanceId": ids.instance, "callbackUri": hostile_text(rng),
+            "criteria": {"performanceMetric": format!("VCpuUsageMeanVnf.{}", ids.instance), "thresholdType": hostile_text(rng),
+                "simpleThresholdDetails": {"thresholdValue": json_value(rng, 1), "hysteresis": json_value(rng, 1)}}}),
     ];
     match rng.below(8) {
         0 => None,
@@ -309,7 +318,7 @@ struct Ids {
     package: String,
 }
 
-/// Every route (method, path with `{id}`), v1, v2 and vnfpkgm.
+/// Every route (method, path with `{id}`), v1, v2, vnfpkgm and vnfpm.
 fn routes() -> Vec<(Method, String)> {
     let mut routes = Vec::new();
     for api in ["vnflcm", "vnfpkgm"] {
@@ -370,6 +379,20 @@ fn routes() -> Vec<(Method, String)> {
     for (method, path) in [(Method::GET, ""), (Method::POST, ""), (Method::GET, "/{id}"), (Method::DELETE, "/{id}")] {
         routes.push((method, format!("{base}{path}")));
     }
+    routes.push((Method::GET, "/vnfpm/api_versions".into()));
+    for collection in ["pm_jobs", "thresholds"] {
+        let base = format!("/vnfpm/v2/{collection}");
+        for (method, path) in [
+            (Method::GET, ""),
+            (Method::POST, ""),
+            (Method::GET, "/{id}"),
+            (Method::PATCH, "/{id}"),
+            (Method::DELETE, "/{id}"),
+        ] {
+            routes.push((method, format!("{base}{path}")));
+        }
+    }
+    routes.push((Method::GET, "/vnfpm/v2/pm_jobs/{id}/reports/{id}".into()));
     routes
 }
 

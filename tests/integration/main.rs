@@ -32,3 +32,4 @@ mod vnffm;
 mod vnflcm_v1;
 mod vnflcm_v2;
 mod vnfpkgm;
+mod vnfpm;

@@ -2,9 +2,10 @@
 //! real programs (Debian's packages, found or installed by deploy/scripts/services.sh, which
 //! exports SOLGATE_TEST_PROMETHEUS and SOLGATE_TEST_ALERTMANAGER), each test with its own
 //! instances on free ports and temporary storage, stopped when dropped. Prometheus scrapes
-//! solgate's own `/metrics` and evaluates the test's rules every second; Alertmanager sends
-//! what fires to the test's webhook (solgate's `/alert`, as Tacker's Prometheus plugin
-//! receives it).
+//! solgate's own `/metrics` and evaluates the test's rules every second (or the rule files
+//! solgate writes for PM jobs and thresholds, reloaded on `POST /-/reload`); Alertmanager sends
+//! what fires to the test's webhook (solgate's `/alert`, `/pm_event`, `/pm_threshold`, as
+//! Tacker's Prometheus plugin receives them).
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -35,7 +36,8 @@ fn program(variable: &str) -> Option<PathBuf> {
     }
 }
 
-fn free_port() -> u16 {
+/// A free TCP port on the loopback interface.
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
@@ -45,11 +47,7 @@ impl Monitoring {
     /// resolved, to `webhook` (with `webhook_auth`, Alertmanager's `http_config`, when given).
     /// `None` when the programs are not configured and CI is not set.
     pub async fn start(target: &str, rules: &str, webhook: &str, webhook_auth: Option<Value>) -> Option<Monitoring> {
-        let prometheus_bin = program("SOLGATE_TEST_PROMETHEUS")?;
-        let alertmanager_bin = program("SOLGATE_TEST_ALERTMANAGER")?;
         let dir = tempfile::tempdir().unwrap();
-        let (prometheus_port, alertmanager_port) = (free_port(), free_port());
-
         // JSON is YAML: the configurations are written as JSON.
         let mut receiver = serde_json::json!({"url": webhook, "send_resolved": true, "max_alerts": 0});
         if let Some(auth) = webhook_auth {
@@ -60,6 +58,56 @@ impl Monitoring {
                 "group_interval": "1s", "repeat_interval": "1h"},
             "receivers": [{"name": "solgate", "webhook_configs": [receiver]}]
         });
+        std::fs::write(dir.path().join("rules.yml"), rules).unwrap();
+        let rule_files = vec![dir.path().join("rules.yml").display().to_string()];
+        Self::launch(dir, target, rule_files, alertmanager_config, free_port()).await
+    }
+
+    /// Starts both for the performance management webhooks: Prometheus (on `prometheus_port`,
+    /// reloadable with `POST /-/reload`) reads the rule files solgate writes into `rule_dir`
+    /// (`*.json`) and scrapes `target`; Alertmanager posts the alerts labelled
+    /// `function_type: <kind>` to the URL `routes` gives that kind, with `webhook_auth`, and
+    /// repeats a firing alert every `repeat_interval` (what makes a PM job's next report).
+    pub async fn start_routed(
+        target: &str,
+        rule_dir: &std::path::Path,
+        routes: &[(&str, String)],
+        webhook_auth: Value,
+        repeat_interval: &str,
+        prometheus_port: u16,
+    ) -> Option<Monitoring> {
+        let dir = tempfile::tempdir().unwrap();
+        let receivers: Vec<Value> = routes
+            .iter()
+            .map(|(kind, url)| {
+                serde_json::json!({"name": kind, "webhook_configs": [{"url": url, "send_resolved": true,
+                    "max_alerts": 0, "http_config": webhook_auth}]})
+            })
+            .chain([serde_json::json!({"name": "nowhere"})])
+            .collect();
+        let matched: Vec<Value> = routes
+            .iter()
+            .map(|(kind, _)| serde_json::json!({"receiver": kind, "matchers": [format!("function_type=\"{kind}\"")]}))
+            .collect();
+        let alertmanager_config = serde_json::json!({
+            "route": {"receiver": "nowhere", "group_by": ["alertname"], "group_wait": "1s",
+                "group_interval": "1s", "repeat_interval": repeat_interval, "routes": matched},
+            "receivers": receivers
+        });
+        let rule_files = vec![rule_dir.join("*.json").display().to_string()];
+        Self::launch(dir, target, rule_files, alertmanager_config, prometheus_port).await
+    }
+
+    async fn launch(
+        dir: tempfile::TempDir,
+        target: &str,
+        rule_files: Vec<String>,
+        alertmanager_config: Value,
+        prometheus_port: u16,
+    ) -> Option<Monitoring> {
+        let prometheus_bin = program("SOLGATE_TEST_PROMETHEUS")?;
+        let alertmanager_bin = program("SOLGATE_TEST_ALERTMANAGER")?;
+        let alertmanager_port = free_port();
         std::fs::write(dir.path().join("alertmanager.yml"), alertmanager_config.to_string()).unwrap();
         let alertmanager = Command::new(&alertmanager_bin)
             .arg(format!("--config.file={}", dir.path().join("alertmanager.yml").display()))
@@ -72,11 +120,10 @@ impl Monitoring {
             .spawn()
             .unwrap_or_else(|error| panic!("{}: {error}", alertmanager_bin.display()));
 
-        std::fs::write(dir.path().join("rules.yml"), rules).unwrap();
         let prometheus_config = serde_json::json!({
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "alerting": {"alertmanagers": [{"static_configs": [{"targets": [format!("127.0.0.1:{alertmanager_port}")]}]}]},
-            "rule_files": [dir.path().join("rules.yml")],
+            "rule_files": rule_files,
             "scrape_configs": [{"job_name": "solgate", "static_configs": [{"targets": [target]}]}]
         });
         std::fs::write(dir.path().join("prometheus.yml"), prometheus_config.to_string()).unwrap();
@@ -84,6 +131,8 @@ impl Monitoring {
             .arg(format!("--config.file={}", dir.path().join("prometheus.yml").display()))
             .arg(format!("--storage.tsdb.path={}", dir.path().join("prometheus-data").display()))
             .arg(format!("--web.listen-address=127.0.0.1:{prometheus_port}"))
+            // `POST /-/reload`, as solgate reloads the rules of PM jobs and thresholds.
+            .arg("--web.enable-lifecycle")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.path().join("prometheus.log")).unwrap())
             .spawn()

@@ -13,6 +13,7 @@ pub mod pkgm_subscriptions;
 pub mod plain_subscriptions;
 pub mod vims;
 pub mod vnf_packages;
+pub mod vnfpm;
 
 use chrono::{DateTime, Utc};
 

@@ -1,6 +1,7 @@
 //! Alertmanager's webhooks on the paths of Tacker's Prometheus plugin (`[prometheus_plugin]`):
 //! `POST /alert` raises and clears VNF FM alarms, `POST /alert/auto_healing` and
-//! `POST /alert/auto_scaling` heal and scale VNF instances through the LCM path of the API.
+//! `POST /alert/auto_scaling` heal and scale VNF instances through the LCM path of the API,
+//! `POST /pm_event` and `POST /pm_threshold` make PM jobs' reports and cross thresholds.
 //!
 //! Each webhook is off unless its switch is on (404, Tacker's text, as Tacker answers), and
 //! one that is on is outside `[auth]` but answers only requests with the webhook credentials
@@ -13,6 +14,7 @@
 pub mod auto;
 pub mod fm;
 pub mod payload;
+pub mod pm;
 pub mod webhook;
 
 use actix_web::web;
@@ -30,14 +32,21 @@ pub const AUTO_HEALING_PATH: &str = "/alert/auto_healing";
 /// `function_type: auto_scale` alerts: scale the instance named.
 pub const AUTO_SCALING_PATH: &str = "/alert/auto_scaling";
 
+/// `function_type: vnfpm` alerts: reports of PM jobs.
+pub const PM_EVENT_PATH: &str = "/pm_event";
+/// `function_type: vnfpm_threshold` alerts: threshold crossings.
+pub const PM_THRESHOLD_PATH: &str = "/pm_threshold";
+
 /// Every webhook path: outside `[auth]`, checked by [`Webhooks::admit`] instead.
-pub const PATHS: &[&str] = &[FM_PATH, AUTO_HEALING_PATH, AUTO_SCALING_PATH];
+pub const PATHS: &[&str] = &[FM_PATH, AUTO_HEALING_PATH, AUTO_SCALING_PATH, PM_EVENT_PATH, PM_THRESHOLD_PATH];
 
 /// The webhook routes (always registered: a webhook that is off answers 404 with its reason).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(resource(FM_PATH).post(fm::alert).finish())
         .service(resource(AUTO_HEALING_PATH).post(auto::auto_healing).finish())
-        .service(resource(AUTO_SCALING_PATH).post(auto::auto_scaling).finish());
+        .service(resource(AUTO_SCALING_PATH).post(auto::auto_scaling).finish())
+        .service(resource(PM_EVENT_PATH).post(pm::pm_event).finish())
+        .service(resource(PM_THRESHOLD_PATH).post(pm::pm_threshold).finish());
 }
 
 /// The VNF instance an alert names, in whichever major's table holds it (v2 first).

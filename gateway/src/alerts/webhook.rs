@@ -19,6 +19,8 @@ pub enum Webhook {
     FaultManagement,
     AutoHealing,
     AutoScaling,
+    /// `/pm_event` and `/pm_threshold`.
+    PerformanceManagement,
 }
 
 impl Webhook {
@@ -28,6 +30,7 @@ impl Webhook {
             Webhook::FaultManagement => "Fault management",
             Webhook::AutoHealing => "Auto healing",
             Webhook::AutoScaling => "Auto scaling",
+            Webhook::PerformanceManagement => "Performance management",
         }
     }
 
@@ -36,6 +39,7 @@ impl Webhook {
             Webhook::FaultManagement => settings.fault_management,
             Webhook::AutoHealing => settings.auto_healing,
             Webhook::AutoScaling => settings.auto_scaling,
+            Webhook::PerformanceManagement => settings.performance_management,
         }
     }
 }

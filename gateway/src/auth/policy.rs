@@ -50,7 +50,7 @@ impl Policy {
 }
 
 /// The APIs scopes are named after (`nfvo`: the VIM registry, `/v1.0/vims`, as `nfvo:v1:...`).
-const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm", "vnffm", "nfvo"];
+const SCOPED_APIS: &[&str] = &["vnflcm", "vnfpkgm", "vnffm", "vnfpm", "nfvo"];
 
 /// Whether `scope` is one of solgate's (`{api}:v{N}:{permission}`), which the token
 /// endpoint may grant.
@@ -125,9 +125,13 @@ fn target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
         (_, _, _) => rest[1..].iter().copied().filter(|part| !part.is_empty()).take(1).collect(),
     };
     // Tacker's FM rules name subscription operations subscription_create, subscription_list, ...
+    // Its PM rules (`api/policies/vnfpm_v2.py`): `create`, `index`, `show`, `update`, `delete`
+    // and `report_get` for PM jobs, the same with `_threshold` for thresholds.
     let action = match (*api, *resource, action.as_str()) {
         ("vnffm", "subscriptions", "index") => "subscription_list".to_owned(),
         ("vnffm", "subscriptions", "show" | "create" | "delete") => format!("subscription_{action}"),
+        ("vnfpm", "pm_jobs", "reports") => "report_get".to_owned(),
+        ("vnfpm", "thresholds", _) => format!("{action}_threshold"),
         _ => action,
     };
     Some(Target { api, major, resource, action })
@@ -162,6 +166,9 @@ fn rule_name(method: &Method, path: &str) -> Option<String> {
             other => other,
         };
         return Some(format!("{verb}_vim"));
+    }
+    if target.api == "vnfpm" {
+        return Some(format!("os_nfv_orchestration_api_v2:vnf_performance_management:{}", target.action));
     }
     let prefix = match (target.api, target.major) {
         ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
@@ -245,6 +252,22 @@ mod tests {
         assert_eq!(rule(Method::GET, "/v1.0/vims/v.json").unwrap().0, "get_vim");
         assert_eq!(rule(Method::PUT, "/v1.0/vims/v.json").unwrap().0, "update_vim");
         assert_eq!(rule(Method::DELETE, "/v1.0/vims/v").unwrap().0, "delete_vim");
+        assert_eq!(
+            rule(Method::POST, "/vnfpm/v2/pm_jobs"),
+            Some(("os_nfv_orchestration_api_v2:vnf_performance_management:create".into(), Role::Member))
+        );
+        assert_eq!(
+            rule(Method::GET, "/vnfpm/v2/pm_jobs/j/reports/r"),
+            Some(("os_nfv_orchestration_api_v2:vnf_performance_management:report_get".into(), Role::Reader))
+        );
+        assert_eq!(
+            rule(Method::PATCH, "/vnfpm/v2/thresholds/t").unwrap().0,
+            "os_nfv_orchestration_api_v2:vnf_performance_management:update_threshold"
+        );
+        assert_eq!(
+            rule(Method::GET, "/vnfpm/v2/thresholds").unwrap().0,
+            "os_nfv_orchestration_api_v2:vnf_performance_management:index_threshold"
+        );
         assert_eq!(rule(Method::GET, "/healthz"), None);
         assert_eq!(rule(Method::POST, "/oauth2/token"), None);
     }
@@ -270,6 +293,9 @@ mod tests {
         assert!(allows(&[], Method::GET, "/healthz"), "outside the APIs");
         assert!(!allows(&["vnflcm:v2:all"], Method::POST, "/v1.0/vims.json"), "the VIM registry has its own scopes");
         assert!(allows(&["nfvo:v1:readonly"], Method::GET, "/v1.0/vims/v.json"));
+        assert!(allows(&["vnfpm:v2:readonly"], Method::GET, "/vnfpm/v2/pm_jobs/j/reports/r"));
+        assert!(!allows(&["vnfpm:v2:readonly"], Method::POST, "/vnfpm/v2/thresholds"));
+        assert!(allows(&["vnfpm:v2:report_get"], Method::GET, "/vnfpm/v2/pm_jobs/j/reports/r"));
         assert!(allows(&["nfvo:v1:create"], Method::POST, "/v1.0/vims"));
         assert!(!allows(&["nfvo:v1:readonly"], Method::DELETE, "/v1.0/vims/v"));
         assert!(allows(&["vnffm:v1:update"], Method::PATCH, "/vnffm/v1/alarms/a"));

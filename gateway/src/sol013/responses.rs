@@ -28,7 +28,7 @@ const fn list(schema: &'static str) -> Option<Shape> {
 pub fn shape(method: &Method, path: &str, status: u16) -> Option<Shape> {
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
     let (api, rest) = segments.split_first()?;
-    if !matches!(*api, "vnflcm" | "vnfpkgm" | "vnffm") {
+    if !matches!(*api, "vnflcm" | "vnfpkgm" | "vnffm" | "vnfpm") {
         return None;
     }
     if status >= 400 {
@@ -64,6 +64,15 @@ pub fn shape(method: &Method, path: &str, status: u16) -> Option<Shape> {
         ("vnffm", ["subscriptions"]) if get => list("FmSubscription"),
         ("vnffm", ["subscriptions"]) if created => one("FmSubscription"),
         ("vnffm", ["subscriptions", _]) if get => one("FmSubscription"),
+        ("vnfpm", ["pm_jobs"]) if get => list("PmJob"),
+        ("vnfpm", ["pm_jobs"]) if created => one("PmJob"),
+        ("vnfpm", ["pm_jobs", _]) if get => one("PmJob"),
+        ("vnfpm", ["pm_jobs", _]) if *method == Method::PATCH && status == 200 => one("PmJobModifications"),
+        ("vnfpm", ["pm_jobs", _, "reports", _]) if get => one("PerformanceReport"),
+        ("vnfpm", ["thresholds"]) if get => list("Threshold"),
+        ("vnfpm", ["thresholds"]) if created => one("Threshold"),
+        ("vnfpm", ["thresholds", _]) if get => one("Threshold"),
+        ("vnfpm", ["thresholds", _]) if *method == Method::PATCH && status == 200 => one("ThresholdModifications"),
         _ => None,
     }
 }

@@ -22,6 +22,7 @@ fn the_catalog_serves_each_version_with_its_etsi_document() {
             ("vnflcm".to_owned(), "2.12.0".to_owned(), "ETSI GS NFV-SOL 003 V4.5.1"),
             ("vnfpkgm".to_owned(), "1.3.0".to_owned(), "ETSI GS NFV-SOL 005 V2.6.1"),
             ("vnffm".to_owned(), "1.3.0".to_owned(), "ETSI GS NFV-SOL 003 V3.3.1"),
+            ("vnfpm".to_owned(), "2.1.0".to_owned(), "ETSI GS NFV-SOL 003 V3.3.1"),
         ]
     );
     // VNF FM is a Release 3 API: `Version` is required, as for vnflcm v2.

@@ -6,6 +6,7 @@ mod acceptance;
 mod compatibility;
 mod etsi_bundle;
 mod etsi_fm;
+mod etsi_pm;
 mod etsi_v3_7_1;
 mod golden;
 mod safety;

@@ -83,5 +83,13 @@ pub fn stored_resources(entry: &VersionEntry) -> BTreeMap<String, Vec<Value>> {
 }
 
 pub fn is_request(name: &str) -> bool {
-    name.ends_with("Request") || matches!(name, "CancelMode" | "VnfPkgInfoModifications" | "AlarmModifications")
+    name.ends_with("Request")
+        || matches!(
+            name,
+            "CancelMode"
+                | "VnfPkgInfoModifications"
+                | "AlarmModifications"
+                | "PmJobModifications"
+                | "ThresholdModifications"
+        )
 }

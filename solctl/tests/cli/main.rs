@@ -11,4 +11,5 @@ mod helpers;
 mod lcm;
 mod output;
 mod packages;
+mod pm;
 mod vims;
