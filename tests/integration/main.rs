@@ -9,6 +9,9 @@ mod monitoring;
 mod processes;
 mod recovery;
 mod release4;
+// The drivers' HTTPS front for recorded VIM exchanges (tacker_samples), not a copy of it.
+#[path = "../../drivers/tests/integration/tls_front.rs"]
+mod tls_front;
 
 mod api_versions;
 mod auth;

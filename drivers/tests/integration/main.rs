@@ -6,6 +6,9 @@
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
 mod support;
 
+#[cfg(any(feature = "openstack", feature = "kubernetes"))]
+mod tls_front;
+
 #[cfg(feature = "openstack")]
 mod openstack;
 
