@@ -10,6 +10,7 @@
 //! notification outbox rows; a transient database failure is retried, and every applied
 //! transition is counted in `solgate_lcm_operations_total`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus::{IntCounterVec, Opts, Registry};
@@ -22,7 +23,7 @@ use crate::links::Links;
 use crate::notify::{self, Event};
 use crate::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLING_BACK, STARTING};
 use crate::operation::LcmOperation;
-use crate::{CoreError, PRIVATE_KEY, db_run, now, without_private};
+use crate::{CoreError, PRIVATE_KEY, db_run, now};
 
 /// Counts applied transitions, wherever they are made.
 #[derive(Clone)]
@@ -194,15 +195,20 @@ fn record(
             vnf_packages::refresh_usage_state(conn, package)?;
         }
     }
-    let instance_view = match (&change.instance, instance) {
-        (Some(change), _) => without_private(change.record.body.clone()),
-        (None, Some(instance)) => without_private(instance.clone()),
-        (None, None) => lcm::find_instance(conn, major, op.vnf_instance_id())?
-            .map(|record| without_private(record.body))
-            .unwrap_or_else(|| json!({ "id": op.vnf_instance_id() })),
+    // The documents as they are: a notification takes only named attributes of them (never
+    // the private part), so no copy without it is needed.
+    let found;
+    let instance = match (&change.instance, instance) {
+        (Some(change), _) => &change.record.body,
+        (None, Some(instance)) => instance,
+        (None, None) => {
+            found = lcm::find_instance(conn, major, op.vnf_instance_id())?
+                .map(|record| record.body)
+                .unwrap_or_else(|| json!({ "id": op.vnf_instance_id() }));
+            &found
+        }
     };
-    let op_view = without_private(op.body.clone());
-    notify::enqueue(conn, major, links, &op.project, Event::OpOcc { op: &op_view, instance: &instance_view, status })?;
+    notify::enqueue(conn, major, links, &op.project, Event::OpOcc { op: &op.body, instance, status })?;
     Ok(true)
 }
 
@@ -216,37 +222,37 @@ pub struct StateMachine {
 
 impl StateMachine {
     /// Moves `op` (as read, owned by `owner`) to a new state. `instance` is the instance
-    /// document for the notification when the caller has it. Returns false when the
-    /// occurrence changed meanwhile (another conductor recovered it, or an API request
-    /// came first): nothing was written.
+    /// document for the notification when the caller has it (not needed when the change
+    /// carries the instance). Returns false when the occurrence changed meanwhile (another
+    /// conductor recovered it, or an API request came first): nothing was written.
     pub async fn transition(
         &self,
         major: LcmMajor,
         op: &mut OpOccRecord,
         owner: Option<&str>,
         change: StateChange,
-        instance: Option<&Value>,
+        instance: Option<Value>,
     ) -> Result<bool, CoreError> {
         let from = op.state().to_owned();
         let drop_work = op.pending_action.is_some() && !is_running(change.to);
         let status = notification_status(change.to, op.operation(), Some(&from));
         let mut next = op.clone();
         enter(&mut next, &change, &now());
-        let owner = owner.map(str::to_owned);
-        let instance = instance.cloned();
+        // Shared by the attempts, not copied for each: the documents may be large.
+        let shared = Arc::new(Transition { next, from, owner: owner.map(str::to_owned), change, instance });
         let attempt = || {
-            let (links, next, from, owner, change, instance) =
-                (self.links.clone(), next.clone(), from.clone(), owner.clone(), change.clone(), instance.clone());
+            let (links, shared) = (self.links.clone(), shared.clone());
             db_run(&self.db, move |conn| {
                 write_transaction(conn, |conn| -> Result<bool, CoreError> {
+                    let Transition { next, from, owner, change, instance } = &*shared;
                     Ok(record(
                         conn,
                         major,
                         &links,
-                        &next,
-                        &from,
+                        next,
+                        from,
                         owner.as_deref(),
-                        &change,
+                        change,
                         drop_work,
                         status,
                         instance.as_ref(),
@@ -254,6 +260,7 @@ impl StateMachine {
                 })
             })
         };
+        let to = shared.change.to;
         // A transient database failure must not strand the occurrence: try again a few
         // times; if it still fails, recovery moves the orphaned occurrence on.
         let mut tries = 0u32;
@@ -262,22 +269,65 @@ impl StateMachine {
                 Ok(applied) => break applied,
                 Err(error) if tries < 5 => {
                     tries += 1;
-                    tracing::warn!(op = %op.id, state = change.to, %error, tries, "recording a transition failed; retrying");
+                    tracing::warn!(op = %op.id, state = to, %error, tries, "recording a transition failed; retrying");
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(tries))).await;
                 }
                 Err(error) => return Err(error),
             }
         };
         if applied {
-            if let Some(error) = &change.error {
-                tracing::warn!(op = %op.id, state = change.to, detail = %error["detail"], "LCM operation failed");
-            }
-            self.metrics.count(major, op.operation(), change.to);
-            tracing::info!(op = %op.id, operation = op.operation(), state = change.to, "LCM operation state changed");
-            *op = next;
+            self.applied(major, op, &shared.change);
+            // The attempts' closures are gone: the record is ours again without a copy.
+            *op = match Arc::try_unwrap(shared) {
+                Ok(transition) => transition.next,
+                Err(shared) => shared.next.clone(),
+            };
         }
         Ok(applied)
     }
+}
+
+impl StateMachine {
+    /// A transition recorded in the caller's write transaction, beside writes of its own
+    /// (the same rules and guard as [`StateMachine::transition`]): the occurrence as it is
+    /// afterwards, `None` when it was no longer in its state with `owner`. Once the
+    /// transaction committed, call [`StateMachine::applied`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_in(
+        &self,
+        conn: &mut AnyConnection,
+        major: LcmMajor,
+        op: &OpOccRecord,
+        owner: Option<&str>,
+        change: &StateChange,
+        instance: Option<&Value>,
+    ) -> Result<Option<OpOccRecord>, CoreError> {
+        let from = op.state();
+        let drop_work = op.pending_action.is_some() && !is_running(change.to);
+        let status = notification_status(change.to, op.operation(), Some(from));
+        let mut next = op.clone();
+        enter(&mut next, change, &now());
+        let applied = record(conn, major, &self.links, &next, from, owner, change, drop_work, status, instance)?;
+        Ok(applied.then_some(next))
+    }
+
+    /// Counts and logs a committed transition of `op` (as it is afterwards).
+    pub fn applied(&self, major: LcmMajor, op: &OpOccRecord, change: &StateChange) {
+        if let Some(error) = &change.error {
+            tracing::warn!(op = %op.id, state = change.to, detail = %error["detail"], "LCM operation failed");
+        }
+        self.metrics.count(major, op.operation(), change.to);
+        tracing::info!(op = %op.id, operation = op.operation(), state = change.to, "LCM operation state changed");
+    }
+}
+
+/// What every attempt at recording a transition writes.
+struct Transition {
+    next: OpOccRecord,
+    from: String,
+    owner: Option<String>,
+    change: StateChange,
+    instance: Option<Value>,
 }
 
 /// Reads an occurrence for a request on it (404 when unknown).

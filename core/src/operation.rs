@@ -5,6 +5,7 @@
 //! one variant here and its arm in each method.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -173,21 +174,21 @@ impl LcmOperation {
     pub fn plan(self, conn: &mut AnyConnection, request: &PlanRequest<'_>) -> Result<OperationPlan, CoreError> {
         let PlanRequest { instance, package_id, params, shapes, vim_types, scope } = *request;
         check_vim_types(instance, params, shapes, vim_types)?;
-        let current = |conn: &mut AnyConnection| -> Result<Vnfd, CoreError> {
+        let current = |conn: &mut AnyConnection| -> Result<Arc<PackageContents>, CoreError> {
             let (_, contents) =
                 vnfd::load(conn, package_id)?.ok_or_else(|| not_operational(instance["vnfdId"].as_str()))?;
-            Ok(contents.vnfd)
+            Ok(contents)
         };
         let planner = Planner { instance, params, shapes, target: instance.clone(), package: None };
         let plan = match self {
-            Instantiate => planner.instantiate(&current(conn)?)?,
+            Instantiate => planner.instantiate(&current(conn)?.vnfd)?,
             Terminate => planner.terminate(),
-            Scale | ScaleToLevel => planner.scale(&current(conn)?, self == ScaleToLevel)?,
-            Heal => planner.heal(&current(conn)?)?,
-            ChangeFlavour => planner.change_flavour(&current(conn)?)?,
-            Operate => planner.operate(&current(conn)?)?,
-            ChangeExtConn => planner.change_ext_conn(&current(conn)?)?,
-            SelectDeplMods => planner.select_depl_mods(&current(conn)?)?,
+            Scale | ScaleToLevel => planner.scale(&current(conn)?.vnfd, self == ScaleToLevel)?,
+            Heal => planner.heal(&current(conn)?.vnfd)?,
+            ChangeFlavour => planner.change_flavour(&current(conn)?.vnfd)?,
+            Operate => planner.operate(&current(conn)?.vnfd)?,
+            ChangeExtConn => planner.change_ext_conn(&current(conn)?.vnfd)?,
+            SelectDeplMods => planner.select_depl_mods(&current(conn)?.vnfd)?,
             ChangeVnfpkg => {
                 let vnfd_id = params["vnfdId"].as_str().unwrap_or_default();
                 let (record, contents) = enabled_package(conn, scope, vnfd_id)?;
@@ -202,8 +203,8 @@ impl LcmOperation {
                     }
                     None => None,
                 };
-                let vnfd = vnfd::load(conn, package_id)?.map(|(_, contents)| contents.vnfd);
-                planner.modify_info(vnfd.as_ref(), new_package)
+                let contents = vnfd::load(conn, package_id)?.map(|(_, contents)| contents);
+                planner.modify_info(contents.as_ref().map(|contents| &contents.vnfd), new_package)
             }
         };
         plan.check_vim(vim_types)?;
@@ -414,7 +415,7 @@ fn enabled_package(
     conn: &mut AnyConnection,
     scope: crate::tenancy::ProjectScope<'_>,
     vnfd_id: &str,
-) -> Result<(PackageRecord, PackageContents), CoreError> {
+) -> Result<vnfd::Loaded, CoreError> {
     let (record, contents) = vnfd::load_by_vnfd_id(conn, vnfd_id)?
         .filter(|(record, _)| crate::tenancy::visible(scope, &record.project))
         .ok_or_else(|| not_operational(Some(vnfd_id)))?;
@@ -703,11 +704,7 @@ impl Planner<'_> {
 
     /// MODIFY_INFO changes documents only. Tacker refuses vimConnectionInfo changes of a
     /// NOT_INSTANTIATED instance; SOL003 allows them, and so do we.
-    fn modify_info(
-        mut self,
-        vnfd: Option<&Vnfd>,
-        new_package: Option<(PackageRecord, PackageContents)>,
-    ) -> OperationPlan {
+    fn modify_info(mut self, vnfd: Option<&Vnfd>, new_package: Option<vnfd::Loaded>) -> OperationPlan {
         let params = self.params;
         let mut changed = Map::new();
         for key in ["vnfInstanceName", "vnfInstanceDescription"] {

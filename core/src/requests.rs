@@ -16,7 +16,7 @@ use crate::operation::{LcmOperation, OperationPlan, PlanRequest, Precondition};
 use crate::shapes::LcmShapes;
 use crate::tenancy::{ProjectScope, visible};
 use crate::work::{WorkKind, kind_name};
-use crate::{CoreError, db_run, now, vnfd, without_private};
+use crate::{CoreError, db_run, now, vnfd};
 
 /// The detail of every cancelled occurrence's `error`.
 pub const CANCELLED: &str = "The LCM operation was cancelled.";
@@ -142,14 +142,13 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
             .map_err(|error| if error.is_unique_violation() { in_progress(instance_id) } else { error.into() })?;
         let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &id, major.number())?;
         let status = notification_status(initial, operation.name(), None);
-        let op_view = without_private(op.body.clone());
-        let instance_view = without_private(instance.body);
+        // A notification takes only named attributes of the documents, never their private part.
         notify::enqueue(
             conn,
             major,
             links,
             &op.project,
-            Event::OpOcc { op: &op_view, instance: &instance_view, status },
+            Event::OpOcc { op: &op.body, instance: &instance.body, status },
         )?;
         Ok(Accepted { op, outbox_id })
     })

@@ -130,6 +130,9 @@ impl Database {
         });
         let pool = Pool::builder()
             .max_size(settings.pool_size.max(1))
+            // A query per checkout to find a connection the server dropped: a SQLite file's
+            // connections are never dropped, and most database work is one checkout.
+            .test_on_check_out(backend == Backend::Postgres)
             .connection_timeout(Duration::from_secs(settings.connect_timeout_secs.max(1)))
             .connection_customizer(Box::new(SqlitePragmas::of(settings)))
             .build(manager)
@@ -248,5 +251,19 @@ where
             <AnyConnection as Connection>::TransactionManager::rollback_transaction(conn)?;
             Err(error)
         }
+    }
+}
+
+/// One small write that needs no transaction of its own: on SQLite it joins the group
+/// committer's batch where one runs (alone it would take the write lock outside the batch
+/// and wait for an fsync of its own); on PostgreSQL it runs as it is (autocommit, one round
+/// trip).
+pub fn write_once<T, E>(conn: &mut AnyConnection, f: impl FnOnce(&mut AnyConnection) -> Result<T, E>) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    match conn {
+        AnyConnection::Sqlite(_) => write_transaction(conn, f),
+        AnyConnection::Postgresql(_) => f(conn),
     }
 }

@@ -57,16 +57,22 @@ fn commit_failed(detail: &str) -> DieselError {
     DieselError::DatabaseError(DatabaseErrorKind::Unknown, Box::new(format!("the group commit failed: {detail}")))
 }
 
+// SQLite's table-valued pragma as a Diesel table: a query of it has a static id, so its
+// prepared statement is cached (every write transaction asks).
+diesel::table! {
+    pragma_database_list (seq) {
+        seq -> Integer,
+        name -> Text,
+        file -> Text,
+    }
+}
+
 /// The `main` database file a connection has open, as SQLite names it.
 pub(crate) fn database_file(conn: &mut SqliteConnection) -> Result<String, DieselError> {
-    #[derive(diesel::QueryableByName)]
-    struct DatabaseFile {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        file: String,
-    }
-    Ok(diesel::sql_query("SELECT file FROM pragma_database_list WHERE name = 'main'")
-        .get_result::<DatabaseFile>(conn)?
-        .file)
+    pragma_database_list::table
+        .filter(pragma_database_list::name.eq("main"))
+        .select(pragma_database_list::file)
+        .get_result::<String>(conn)
 }
 
 /// The group writers of this process by database file. Weak: a writer lives as long as

@@ -11,6 +11,6 @@ pub mod settings;
 
 pub mod repo;
 
-pub use connection::{AnyConnection, Backend, Database, DbConn, write_transaction};
+pub use connection::{AnyConnection, Backend, Database, DbConn, write_once, write_transaction};
 pub use error::{DbError, DbResult};
 pub use settings::{DatabaseSettings, SqliteSynchronous};

@@ -99,10 +99,15 @@ impl AppState {
         tokio::spawn(async move {
             match rpc.publish(&message).await {
                 Ok(()) => {
-                    let _ = tokio::task::spawn_blocking(move || {
-                        db.conn().ok().map(|mut conn| outbox::mark_published(&mut conn, outbox_id))
-                    })
-                    .await;
+                    // In the group commit's batch on SQLite, not a commit of its own.
+                    let pool = db.clone();
+                    let _ = db
+                        .run_blocking(move || {
+                            pool.conn().and_then(|mut conn| {
+                                solgate_db::write_once(&mut conn, |conn| outbox::mark_published(conn, outbox_id))
+                            })
+                        })
+                        .await;
                 }
                 Err(error) => {
                     tracing::warn!(%error, id = %message.id, "publish failed; the outbox relay will retry");

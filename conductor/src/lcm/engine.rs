@@ -15,9 +15,8 @@ use solgate_core::operation::{InfraWork, LcmOperation, NO_VIM, OperationPlan, Pl
 use solgate_core::requests::{CANCELLED, plan_rollback};
 use solgate_core::{CoreError, PRIVATE_KEY, shapes, vnfd};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
-use solgate_db::repo::vnf_packages::PackageRecord;
 use solgate_db::repo::{outbox, to_text};
-use solgate_db::{DbError, write_transaction};
+use solgate_db::write_transaction;
 use solgate_drivers::infra::VIM_TYPE_LOCAL;
 use solgate_drivers::{InfraAction, InfraContext, InfraDriver, Inventory, VimConnection};
 use solgate_vnfpkg::PackageContents;
@@ -30,6 +29,9 @@ use crate::nfvo::{GrantAnswer, GrantError};
 pub struct ClaimedOp {
     pub op: OpOccRecord,
     pub action: String,
+    /// Started in the claim's own transaction: its instance and plan (the occurrence is
+    /// PROCESSING, with its local grant).
+    started: Option<(InstanceRecord, OperationPlan)>,
     _running: crate::context::RunningGuard,
 }
 
@@ -40,7 +42,9 @@ fn lease_until(ctx: &ConductorContext) -> String {
 
 /// Claims the pending work of an occurrence (idempotent: a repeated message claims
 /// nothing) and drops its outbox rows, in one transaction. The RPC message may be
-/// acknowledged once this returns.
+/// acknowledged once this returns. A start that needs nothing from outside (a stored plan,
+/// a local grant, no cancel requested) also enters PROCESSING in that transaction: one
+/// commit fewer, and the instance read with it.
 pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Result<Option<ClaimedOp>, ConductorError> {
     // Marked running before the claim commits, so recovery never sees it owned by us
     // and not running.
@@ -48,23 +52,62 @@ pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Resu
     let id = op_id.to_owned();
     let owner = ctx.id.clone();
     let lease = lease_until(ctx);
-    ctx.db_run(move |conn| {
-        write_transaction(conn, |conn| {
+    let (machine, local_grants) = (ctx.machine.clone(), ctx.nfvo.is_none());
+    let claimed = solgate_core::db_run(&ctx.db, move |conn| {
+        write_transaction(conn, |conn| -> Result<_, CoreError> {
             let claimed = lcm::claim_op(conn, major, &id, &owner, &lease)?;
             let stale =
                 claimed.is_none() && lcm::find_op(conn, major, &id)?.is_none_or(|op| op.pending_action.is_none());
             if claimed.is_some() || stale {
                 outbox::complete(conn, &id)?;
             }
-            Ok::<_, DbError>(claimed.map(|mut op| {
-                // The row no longer has pending work; neither may the record we write back.
-                let action = op.pending_action.take().unwrap_or_default();
-                (op, action)
-            }))
+            let Some(mut op) = claimed else { return Ok(None) };
+            // The row no longer has pending work; neither may the record we write back.
+            let action = op.pending_action.take().unwrap_or_default();
+            let started = if action == op_occ::ACTION_START && local_grants {
+                start_in_claim(conn, &machine, major, &mut op, &owner)?
+            } else {
+                None
+            };
+            Ok(Some((op, action, started)))
         })
     })
-    .await
-    .map(|claimed| claimed.map(|(op, action)| ClaimedOp { op, action, _running: running }))
+    .await?;
+    Ok(claimed.map(|(op, action, started)| {
+        if started.is_some() {
+            ctx.machine.applied(major, &op, &StateChange::to(PROCESSING));
+        }
+        ClaimedOp { op, action, started, _running: running }
+    }))
+}
+
+/// STARTING → PROCESSING inside the claim's transaction, when the stored plan and a local
+/// grant are all it needs (as [`start`] would do it next): the instance and plan on success,
+/// `None` (and nothing written) when [`start`] must take its usual way.
+fn start_in_claim(
+    conn: &mut solgate_db::AnyConnection,
+    machine: &solgate_core::lifecycle::StateMachine,
+    major: LcmMajor,
+    op: &mut OpOccRecord,
+    owner: &str,
+) -> Result<Option<(InstanceRecord, OperationPlan)>, CoreError> {
+    if op.state() != STARTING || op.body["isCancelPending"] == true {
+        return Ok(None);
+    }
+    let Some(plan) = OperationPlan::stored(&op.body, false) else { return Ok(None) };
+    let Some(instance) = lcm::find_instance(conn, major, op.vnf_instance_id())? else { return Ok(None) };
+    let grant = plan.local_grant(&instance.body, &instance.id, &op.id, op.operation());
+    // As `start` does; should the transition not apply, `start` sets it again with its own grant.
+    op.body["grantId"] = grant["id"].clone();
+    let mut change = StateChange::to(PROCESSING);
+    change.grant = Some(grant);
+    match machine.record_in(conn, major, op, Some(owner), &change, Some(&instance.body))? {
+        Some(next) => {
+            *op = next;
+            Ok(Some((instance, plan)))
+        }
+        None => Ok(None),
+    }
 }
 
 /// Everything one run needs.
@@ -109,6 +152,14 @@ impl From<ConductorError> for Stop {
 }
 
 pub async fn run(ctx: &Arc<ConductorContext>, major: LcmMajor, claimed: ClaimedOp) -> Result<(), ConductorError> {
+    if let Some((instance, plan)) = claimed.started {
+        ctx.metrics.running.inc();
+        let current = inventory_of(&instance.body);
+        let job = Job { ctx: ctx.clone(), major, op: claimed.op, instance };
+        let result = Box::pin(execute(job, plan, current)).await;
+        ctx.metrics.running.dec();
+        return result;
+    }
     let instance_id = claimed.op.vnf_instance_id().to_owned();
     let instance = ctx.db_run(move |conn| lcm::find_instance(conn, major, &instance_id)).await?;
     let Some(instance) = instance else {
@@ -441,7 +492,7 @@ fn driver_for(job: &Job, vim: Option<&VimConnection>) -> Result<(Arc<dyn InfraDr
 }
 
 /// The package (and parsed contents) the instance uses after the operation.
-async fn package_of(job: &Job, plan: &OperationPlan) -> Result<(PackageRecord, PackageContents), Stop> {
+async fn package_of(job: &Job, plan: &OperationPlan) -> Result<vnfd::Loaded, Stop> {
     let id = plan.new_package_id.clone().unwrap_or_else(|| job.instance.vnf_pkg_id.clone());
     job.ctx
         .db_run(move |conn| vnfd::load(conn, &id))
@@ -654,7 +705,7 @@ fn spawn_cancel_watcher(job: &Job, cancelled: Arc<AtomicBool>) -> tokio::task::J
 async fn finish(
     job: &mut Job,
     plan: OperationPlan,
-    package: (PackageRecord, PackageContents),
+    package: vnfd::Loaded,
     before: Inventory,
     inventory: Inventory,
     rolling_back: bool,
@@ -710,8 +761,9 @@ async fn finish(
 async fn transition(job: &mut Job, change: StateChange) -> Result<(), ConductorError> {
     let owner = job.ctx.id.clone();
     let state = change.to;
-    let instance = job.instance.body.clone();
-    if job.ctx.machine.transition(job.major, &mut job.op, Some(&owner), change, Some(&instance)).await? {
+    // A change that carries the instance notifies with that one.
+    let instance = change.instance.is_none().then(|| job.instance.body.clone());
+    if job.ctx.machine.transition(job.major, &mut job.op, Some(&owner), change, instance).await? {
         Ok(())
     } else {
         tracing::warn!(op = %job.op.id, state, "the operation is no longer ours (recovered by another conductor?); stopping");

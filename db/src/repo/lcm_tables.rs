@@ -70,11 +70,14 @@ pub fn insert_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbR
     Ok(())
 }
 
+// Lookups of one row use `get_result`, not `first`: the `LIMIT ?` of `first` has SQLite
+// prepare the cached statement again on every run (the planner looks at a bound LIMIT, so
+// binding it again expires the statement), which cost more than the query itself.
 pub fn find_instance(conn: &mut AnyConnection, id: &str) -> DbResult<Option<InstanceRecord>> {
     instances::table
         .filter(instances::id.eq(id))
         .select(instance_columns!())
-        .first::<InstanceRow>(conn)
+        .get_result::<InstanceRow>(conn)
         .optional()?
         .map(instance_from_row)
         .transpose()
@@ -206,38 +209,29 @@ pub fn insert_op(conn: &mut AnyConnection, record: &OpOccRecord) -> DbResult<()>
 }
 
 pub fn find_op(conn: &mut AnyConnection, id: &str) -> DbResult<Option<OpOccRecord>> {
-    op_occs::table.filter(op_occs::id.eq(id)).select(op_columns!()).first::<OpRow>(conn).optional()?.map(op_from_row).transpose()
+    op_occs::table.filter(op_occs::id.eq(id)).select(op_columns!()).get_result::<OpRow>(conn).optional()?.map(op_from_row).transpose()
 }
 
 pub fn update_op_guarded(conn: &mut AnyConnection, record: &OpOccRecord, expected_owner: Option<&str>, expected_state: &str) -> DbResult<bool> {
     let body = &record.body;
-    let mut target = op_occs::table.filter(op_occs::id.eq(&record.id)).filter(op_occs::operation_state.eq(expected_state)).into_boxed();
-    target = match expected_owner {
-        Some(owner) => target.filter(op_occs::owner.eq(owner.to_owned())),
-        None => target.filter(op_occs::owner.is_null()),
+    let changes = (
+        op_occs::operation_state.eq(text(body, "operationState")),
+        op_occs::state_entered_time.eq(text(body, "stateEnteredTime")),
+        op_occs::is_cancel_pending.eq(body["isCancelPending"].as_bool().unwrap_or(false)),
+        op_occs::body.eq(body.to_string()),
+        op_occs::pending_action.eq(&record.pending_action),
+        op_occs::owner.eq(&record.owner),
+        op_occs::lease_expires_at.eq(&record.lease_expires_at),
+        op_occs::attempt.eq(record.attempt),
+        op_occs::updated_at.eq(now_text()),
+    );
+    // One conditional UPDATE (the rows it changed say whether the guard held), not boxed,
+    // so Diesel keeps its prepared statement.
+    let guarded = op_occs::table.filter(op_occs::id.eq(&record.id)).filter(op_occs::operation_state.eq(expected_state));
+    let changed = match expected_owner {
+        Some(owner) => diesel::update(guarded.filter(op_occs::owner.eq(owner))).set(changes).execute(conn)?,
+        None => diesel::update(guarded.filter(op_occs::owner.is_null())).set(changes).execute(conn)?,
     };
-    let ids: Vec<String> = target.select(op_occs::id).load(conn)?;
-    if ids.is_empty() {
-        return Ok(false);
-    }
-    let mut update = diesel::update(op_occs::table.filter(op_occs::id.eq(&record.id)).filter(op_occs::operation_state.eq(expected_state))).into_boxed();
-    update = match expected_owner {
-        Some(owner) => update.filter(op_occs::owner.eq(owner.to_owned())),
-        None => update.filter(op_occs::owner.is_null()),
-    };
-    let changed = update
-        .set((
-            op_occs::operation_state.eq(text(body, "operationState")),
-            op_occs::state_entered_time.eq(text(body, "stateEnteredTime")),
-            op_occs::is_cancel_pending.eq(body["isCancelPending"].as_bool().unwrap_or(false)),
-            op_occs::body.eq(body.to_string()),
-            op_occs::pending_action.eq(&record.pending_action),
-            op_occs::owner.eq(&record.owner),
-            op_occs::lease_expires_at.eq(&record.lease_expires_at),
-            op_occs::attempt.eq(record.attempt),
-            op_occs::updated_at.eq(now_text()),
-        ))
-        .execute(conn)?;
     Ok(changed > 0)
 }
 
@@ -276,11 +270,14 @@ pub fn list_ops_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec)
 }
 
 pub fn in_flight_op(conn: &mut AnyConnection, instance_id: &str) -> DbResult<Option<OpOccRecord>> {
+    // Spelled out rather than `eq_any`, whose SQLite statement Diesel does not cache.
+    let [starting, processing, rolling_back, failed_temp] = IN_FLIGHT_STATES;
+    let state = op_occs::operation_state;
     op_occs::table
         .filter(op_occs::vnf_instance_id.eq(instance_id))
-        .filter(op_occs::operation_state.eq_any(IN_FLIGHT_STATES))
+        .filter(state.eq(starting).or(state.eq(processing)).or(state.eq(rolling_back)).or(state.eq(failed_temp)))
         .select(op_columns!())
-        .first::<OpRow>(conn)
+        .get_result::<OpRow>(conn)
         .optional()?
         .map(op_from_row)
         .transpose()
@@ -340,7 +337,7 @@ pub fn find_grant(conn: &mut AnyConnection, op_id: &str) -> DbResult<Option<Valu
     let body: Option<String> = grants::table
         .filter(grants::vnf_lcm_op_occ_id.eq(op_id))
         .select(grants::body)
-        .first::<String>(conn)
+        .get_result::<String>(conn)
         .optional()?;
     Ok(body.and_then(|body| serde_json::from_str(&body).ok()))
 }
@@ -413,7 +410,7 @@ pub fn find_subscription(conn: &mut AnyConnection, id: &str) -> DbResult<Option<
     subscriptions::table
         .filter(subscriptions::id.eq(id))
         .select(subscription_columns!())
-        .first::<SubscriptionRow>(conn)
+        .get_result::<SubscriptionRow>(conn)
         .optional()?
         .map(subscription_from_row)
         .transpose()
@@ -423,7 +420,7 @@ pub fn find_subscription_by_dedup_key(conn: &mut AnyConnection, key: &str) -> Db
     subscriptions::table
         .filter(subscriptions::dedup_key.eq(key))
         .select(subscription_columns!())
-        .first::<SubscriptionRow>(conn)
+        .get_result::<SubscriptionRow>(conn)
         .optional()?
         .map(subscription_from_row)
         .transpose()

@@ -98,7 +98,7 @@ pub fn update(conn: &mut AnyConnection, record: &VimRecord) -> DbResult<bool> {
 }
 
 pub fn find(conn: &mut AnyConnection, id: &str) -> DbResult<Option<VimRecord>> {
-    vims::table.filter(vims::id.eq(id)).select(columns!()).first::<Row>(conn).optional()?.map(from_row).transpose()
+    vims::table.filter(vims::id.eq(id)).select(columns!()).get_result::<Row>(conn).optional()?.map(from_row).transpose()
 }
 
 /// The default VIM of a project.
@@ -107,7 +107,7 @@ pub fn find_default(conn: &mut AnyConnection, project: &str) -> DbResult<Option<
         .filter(vims::project.eq(project))
         .filter(vims::is_default.eq(true))
         .select(columns!())
-        .first::<Row>(conn)
+        .get_result::<Row>(conn)
         .optional()?
         .map(from_row)
         .transpose()

@@ -101,11 +101,12 @@ pub fn insert(conn: &mut AnyConnection, record: &PackageRecord) -> DbResult<()> 
     Ok(())
 }
 
+// `get_result`, not `first`, for lookups of one row: see `lcm_tables.rs`.
 pub fn find(conn: &mut AnyConnection, id: &str) -> DbResult<Option<PackageRecord>> {
     vnf_packages::table
         .filter(vnf_packages::id.eq(id))
         .select(columns!())
-        .first::<Row>(conn)
+        .get_result::<Row>(conn)
         .optional()?
         .map(from_row)
         .transpose()
@@ -116,10 +117,68 @@ pub fn find_by_vnfd_id(conn: &mut AnyConnection, vnfd_id: &str) -> DbResult<Opti
     vnf_packages::table
         .filter(vnf_packages::vnfd_id.eq(vnfd_id))
         .select(columns!())
-        .first::<Row>(conn)
+        .get_result::<Row>(conn)
         .optional()?
         .map(from_row)
         .transpose()
+}
+
+type LeanRow = (String, String, bool, Option<String>, String, String, i64, String);
+
+macro_rules! lean_columns {
+    () => {
+        (
+            vnf_packages::id,
+            vnf_packages::body,
+            vnf_packages::vnfd.is_not_null(),
+            vnf_packages::upload_source,
+            vnf_packages::created_at,
+            vnf_packages::updated_at,
+            vnf_packages::row_version,
+            vnf_packages::project,
+        )
+    };
+}
+
+fn from_lean_row(
+    (id, body, has_vnfd, upload_source, created_at, updated_at, row_version, project): LeanRow,
+) -> DbResult<(PackageRecord, bool)> {
+    let record = from_row((id, body, None, upload_source, created_at, updated_at, row_version, project))?;
+    Ok((record, has_vnfd))
+}
+
+/// As [`find`] without reading the VNFD summary (`vnfd` is `None`); whether the row has one.
+/// For callers that keep the parsed summary ([`vnfd_text`] reads it).
+pub fn find_lean(conn: &mut AnyConnection, id: &str) -> DbResult<Option<(PackageRecord, bool)>> {
+    vnf_packages::table
+        .filter(vnf_packages::id.eq(id))
+        .select(lean_columns!())
+        .get_result::<LeanRow>(conn)
+        .optional()?
+        .map(from_lean_row)
+        .transpose()
+}
+
+/// As [`find_by_vnfd_id`] without reading the VNFD summary, as [`find_lean`].
+pub fn find_lean_by_vnfd_id(conn: &mut AnyConnection, vnfd_id: &str) -> DbResult<Option<(PackageRecord, bool)>> {
+    vnf_packages::table
+        .filter(vnf_packages::vnfd_id.eq(vnfd_id))
+        .select(lean_columns!())
+        .get_result::<LeanRow>(conn)
+        .optional()?
+        .map(from_lean_row)
+        .transpose()
+}
+
+/// The stored VNFD summary of a package, as text, if the row is still at `row_version`.
+pub fn vnfd_text(conn: &mut AnyConnection, id: &str, row_version: i64) -> DbResult<Option<String>> {
+    Ok(vnf_packages::table
+        .filter(vnf_packages::id.eq(id))
+        .filter(vnf_packages::row_version.eq(row_version))
+        .select(vnf_packages::vnfd)
+        .get_result::<Option<String>>(conn)
+        .optional()?
+        .flatten())
 }
 
 /// The columns an update writes: everything derived from the record, a new timestamp and
@@ -210,11 +269,22 @@ pub const COLUMNS: &[solgate_sol013::ColumnSpec] = {
 /// Call in the transaction that creates, deletes or re-points an instance.
 pub fn refresh_usage_state(conn: &mut AnyConnection, id: &str) -> DbResult<()> {
     use crate::repo::lcm::{LcmMajor, count_instances_of_package};
-    let Some(mut record) = find(conn, id)? else { return Ok(()) };
+    // The indexed column first: the whole record (its VNFD summary too) only to change it.
+    let Some(current) = vnf_packages::table
+        .filter(vnf_packages::id.eq(id))
+        .select(vnf_packages::usage_state)
+        .get_result::<String>(conn)
+        .optional()?
+    else {
+        return Ok(());
+    };
     let users =
         count_instances_of_package(conn, LcmMajor::V1, id)? + count_instances_of_package(conn, LcmMajor::V2, id)?;
     let state = if users > 0 { "IN_USE" } else { "NOT_IN_USE" };
-    if record.usage_state() != state {
+    if current != state
+        && let Some(mut record) = find(conn, id)?
+        && record.usage_state() != state
+    {
         record.body["usageState"] = Value::String(state.to_owned());
         update(conn, &record, None)?;
     }
