@@ -52,9 +52,11 @@ pub fn app(
     App::new()
         .app_data(state)
         .configure(configure_operations)
+        // Before the API: a route under a scope's prefix (the tests add some under
+        // /vnflcm/v2) would never be reached after that scope.
+        .configure(extra)
         .configure(if api { configure } else { |_: &mut web::ServiceConfig| {} })
         .configure(if notifications { nfvo_notifications::configure } else { |_: &mut web::ServiceConfig| {} })
-        .configure(extra)
         .default_service(web::to(route::not_found))
         .wrap(from_fn(sol013_layer))
 }

@@ -1,9 +1,9 @@
-//! A schema dictionary: for one API version, operation or resource name -> JSON Schema, compiled
-//! once at start-up and shared by every request.
+//! A schema dictionary: for one API version, operation or resource name -> JSON Schema, built and
+//! compiled on first use and shared by every request after that.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -44,10 +44,13 @@ impl fmt::Display for ValidationFailures {
 /// Maximum number of failures listed in one error detail.
 pub const MAX_LISTED_FAILURES: usize = 10;
 
-/// One compiled entry: the standalone schema (what the golden file holds) and its validator.
+/// One entry: the standalone schema (what the golden file holds) and its validator, each made
+/// the first time it is needed. Most names of most minors are never used by a running server,
+/// and building every one at start-up was most of its idle memory (docs/benchmarks.md).
+#[derive(Default)]
 struct Entry {
-    schema: Arc<Value>,
-    validator: jsonschema::Validator,
+    schema: OnceLock<Value>,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 #[derive(Clone, Default)]
@@ -69,18 +72,16 @@ impl fmt::Debug for Dictionary {
 }
 
 impl Dictionary {
-    /// Compiles every exported name of a version document. Formats are annotations only: ETSI's
-    /// formats ("MAC", "IP", "URI") are not JSON Schema formats, and rejecting on the standard
-    /// ones would be stricter than ETSI's own OpenAPI tooling.
+    /// The dictionary of every exported name of a version document. Each name's schema is
+    /// built and compiled when first used ([`Dictionary::compile_all`] does all of them, for
+    /// tests); a name the document does not define is refused here.
     pub fn compile(document: VersionDocument) -> Result<Dictionary, (String, String)> {
         let mut entries = BTreeMap::new();
         for name in &document.dictionary {
-            let schema = document.standalone(name).ok_or_else(|| (name.clone(), "not defined".to_owned()))?;
-            let validator = jsonschema::options()
-                .should_validate_formats(false)
-                .build(&schema)
-                .map_err(|e| (name.clone(), e.to_string()))?;
-            entries.insert(name.clone(), Arc::new(Entry { schema: Arc::new(schema), validator }));
+            if !document.defs.contains_key(name) {
+                return Err((name.clone(), "not defined".to_owned()));
+            }
+            entries.insert(name.clone(), Arc::new(Entry::default()));
         }
         Ok(Dictionary {
             api: document.api.clone(),
@@ -88,6 +89,38 @@ impl Dictionary {
             document: Some(Arc::new(document)),
             entries,
         })
+    }
+
+    /// Builds and compiles every name now: what start-up did before names were compiled on
+    /// first use. The first failure, as (name, reason).
+    pub fn compile_all(&self) -> Result<(), (String, String)> {
+        for (name, entry) in &self.entries {
+            self.validator(name, entry).map_err(|reason| (name.clone(), reason))?;
+        }
+        Ok(())
+    }
+
+    fn standalone<'a>(&self, name: &str, entry: &'a Entry) -> &'a Value {
+        entry.schema.get_or_init(|| {
+            // `compile` checked that the document defines every name it exports.
+            self.document.as_ref().and_then(|document| document.standalone(name)).unwrap_or(Value::Null)
+        })
+    }
+
+    /// Formats are annotations only: ETSI's formats ("MAC", "IP", "URI") are not JSON Schema
+    /// formats, and rejecting on the standard ones would be stricter than ETSI's own OpenAPI
+    /// tooling.
+    fn validator<'a>(&self, name: &str, entry: &'a Entry) -> Result<&'a jsonschema::Validator, String> {
+        entry
+            .validator
+            .get_or_init(|| {
+                jsonschema::options()
+                    .should_validate_formats(false)
+                    .build(self.standalone(name, entry))
+                    .map_err(|error| error.to_string())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Exported names (requests and resource representations), sorted.
@@ -101,7 +134,7 @@ impl Dictionary {
 
     /// The standalone JSON Schema of a name (2020-12, `$ref`s only into its own `$defs`).
     pub fn schema(&self, name: &str) -> Option<&Value> {
-        self.entries.get(name).map(|entry| entry.schema.as_ref())
+        self.entries.get(name).map(|entry| self.standalone(name, entry))
     }
 
     /// The version document the dictionary was compiled from (all named types), for deriving the
@@ -123,13 +156,22 @@ impl Dictionary {
                 omitted: 0,
             });
         };
+        // Fails closed: a schema that does not compile accepts nothing (every built-in one is
+        // compiled by the tests, `compile_all`).
+        let validator = self.validator(name, entry).map_err(|reason| ValidationFailures {
+            failures: vec![ValidationFailure {
+                pointer: String::new(),
+                message: format!("{} {} schema {name} does not compile: {reason}", self.api, self.version),
+            }],
+            omitted: 0,
+        })?;
         // Valid bodies are the common case; is_valid stops at the first failure.
-        if entry.validator.is_valid(body) {
+        if validator.is_valid(body) {
             return Ok(());
         }
         let mut failures = Vec::new();
         let mut omitted = 0;
-        for error in entry.validator.iter_errors(body) {
+        for error in validator.iter_errors(body) {
             if failures.len() < MAX_LISTED_FAILURES {
                 failures
                     .push(ValidationFailure { pointer: error.instance_path().to_string(), message: error.to_string() });
@@ -164,7 +206,7 @@ impl Dictionary {
     /// Like [`Dictionary::render`], `None` when the dictionary holds no schema for `resource`.
     pub fn try_render(&self, resource: &str, stored: &Value) -> Option<Value> {
         let entry = self.entries.get(resource)?;
-        let schema = entry.schema.as_ref();
+        let schema = self.standalone(resource, entry);
         let empty = serde_json::Map::new();
         let defs = schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
         Some(render::render(schema, defs, stored))

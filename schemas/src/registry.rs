@@ -262,6 +262,17 @@ mod tests {
         Registry::builtin().expect("builtin registry compiles")
     }
 
+    /// Names are compiled on first use, so a schema that does not compile would only show
+    /// when a request needs it: every built-in one must compile.
+    #[test]
+    fn every_builtin_schema_compiles() {
+        for entry in registry().all_versions() {
+            if let Err((name, reason)) = entry.dictionary.compile_all() {
+                panic!("{} {}: {name} does not compile: {reason}", entry.api, entry.version);
+            }
+        }
+    }
+
     #[test]
     fn v2_requires_version_and_matches_exactly() {
         let registry = registry();

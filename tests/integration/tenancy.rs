@@ -161,6 +161,9 @@ async fn two_projects_cannot_see_each_other(db: Db) {
         assert!(list(&p2, &path).await.is_empty(), "{filter} revealed another project's instance");
     }
     let instance = format!("/vnflcm/v2/vnf_instances/{inst1}");
+    // The owner's read renders (and caches) the instance first: the other project must
+    // still get 404, not the cached rendering.
+    assert_eq!(status(&p1, Method::GET, &instance, None).await, 200);
     assert_eq!(status(&p2, Method::GET, &instance, None).await, 404);
     assert_eq!(status(&p2, Method::DELETE, &instance, None).await, 404);
     let patch = send(

@@ -392,6 +392,8 @@ async fn modify_info_patch(db: Db) {
     let Some(app) = app(db).await else { return };
     let vnfd_id = install_sample_package(&app);
     let id = create_instance(&app, &vnfd_id, "before").await;
+    // Read (and so cached) before the change: the read after it must show the change.
+    assert_eq!(show_instance(&app, &id).await["vnfInstanceName"], "before");
     let reply = send(
         v2(&app, Method::PATCH, &format!("/vnflcm/v2/vnf_instances/{id}"))
             .header("Content-Type", "application/merge-patch+json")

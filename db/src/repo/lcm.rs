@@ -131,6 +131,20 @@ pub fn find_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbR
     dispatch!(major, find_instance(conn, id))
 }
 
+/// A VNF instance as a read shows it, its document unparsed: a reader that has already
+/// rendered this row version need not parse it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawInstance {
+    pub id: String,
+    pub body: String,
+    pub row_version: i64,
+    pub project: String,
+}
+
+pub fn find_instance_raw(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<RawInstance>> {
+    dispatch!(major, find_instance_raw(conn, id))
+}
+
 /// Stores a changed document; `false` if the row is gone.
 pub fn update_instance(conn: &mut AnyConnection, major: LcmMajor, record: &InstanceRecord) -> DbResult<bool> {
     dispatch!(major, update_instance(conn, record))

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
-use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, SubscriptionRecord};
+use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, RawInstance, SubscriptionRecord};
 use crate::repo::list::{ListSpec, predicate};
 use crate::repo::now_text;
 
@@ -81,6 +81,15 @@ pub fn find_instance(conn: &mut AnyConnection, id: &str) -> DbResult<Option<Inst
         .optional()?
         .map(instance_from_row)
         .transpose()
+}
+
+pub fn find_instance_raw(conn: &mut AnyConnection, id: &str) -> DbResult<Option<RawInstance>> {
+    Ok(instances::table
+        .filter(instances::id.eq(id))
+        .select((instances::id, instances::body, instances::row_version, instances::project))
+        .first::<(String, String, i64, String)>(conn)
+        .optional()?
+        .map(|(id, body, row_version, project)| RawInstance { id, body, row_version, project }))
 }
 
 pub fn update_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbResult<bool> {

@@ -144,21 +144,34 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
     Ok(list::respond_serialized(&entries, page.next_link))
 }
 
-/// GET vnf_instances/{id}: the whole instance (selectors do not apply).
+/// GET vnf_instances/{id}: the whole instance (selectors do not apply). The rendering is
+/// cached per row version and negotiated version, like the list's entries; the row is read
+/// and its project checked on every request, so the cache never decides who sees what.
 pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id: String) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let lookup = id.clone();
-    let record = state
-        .db(move |conn| Ok(lcm::find_instance(conn, major, &lookup)?))
+    let raw = state
+        .db(move |conn| Ok(lcm::find_instance_raw(conn, major, &lookup)?))
         .await?
-        .filter(|record| tenant.sees(&record.project))
+        .filter(|raw| tenant.sees(&raw.project))
         .ok_or_else(|| not_found(&id))?;
-    let links = present::instance_links(&state.links, major.number(), &record.body);
-    let body = present::render(negotiated, "VnfInstance", &record.body, links);
+    let version = negotiated.version();
+    let key = format!("s{}|{}|{}|{version}", major.number(), raw.id, raw.row_version);
+    let body = match state.render_cache.get(&key) {
+        Some(hit) => hit,
+        None => {
+            let stored: Value = serde_json::from_str(&raw.body).map_err(ApiError::internal)?;
+            let links = present::instance_links(&state.links, major.number(), &stored);
+            let rendered: std::sync::Arc<str> =
+                present::render(negotiated, "VnfInstance", &stored, links).to_string().into();
+            state.render_cache.insert(key, rendered.clone());
+            rendered
+        }
+    };
     Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, crate::common::etag::etag(record.row_version, &negotiated.version())))
+        .insert_header((header::ETAG, crate::common::etag::etag(raw.row_version, &version)))
         .content_type("application/json")
-        .body(body.to_string()))
+        .body(body.as_bytes().to_vec()))
 }
 
 /// DELETE vnf_instances/{id}: only NOT_INSTANTIATED instances with no operation in
