@@ -5,30 +5,15 @@
 # each read with wrk for a fixed time and reads the server's utime+stime (/proc/<pid>/stat)
 # before and after, and its resident memory (VmRSS, VmHWM).
 #   bench/cpu.sh [connections] [seconds] [rounds]     e.g. bench/cpu.sh 16 5 3
-# SOLGATE_BENCH_SERVER=path measures another solgate binary. Does not build: run
-# `cargo build --release -p solgate -p solgate-bench` first. Needs wrk.
+# SOLGATE_BENCH_SERVER=path measures another solgate binary. Needs wrk.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 connections=${1:-16}
 seconds=${2:-5}
 rounds=${3:-1}
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-bin=target/release
-server=${SOLGATE_BENCH_SERVER:-$bin/solgate}
-work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-SOLGATE_LOG_FORMAT=json SOLGATE__LOG__ACCESS_LOG=false \
-    "$server" serve --listen 127.0.0.1:0 --data-dir "$work/data" >/dev/null 2>"$work/log" &
-pid=$!
-for _ in $(seq 1 3000); do
-    address=$(grep -o '"address":"[^"]*"' "$work/log" 2>/dev/null | head -n 1 | cut -d'"' -f4 || true)
-    [ -n "$address" ] && break
-    sleep 0.01
-done
-[ -n "$address" ] || { echo "solgate did not start:" >&2; cat "$work/log" >&2; exit 1; }
-url="http://$address"
+source bench/lib.sh
+start_serve "$work/data"
 memory() { awk '/VmRSS|VmHWM/ {printf "%s %.1f MiB  ", $1, $2 / 1024}' "/proc/$pid/status"; }
 echo "after start:    $(memory)"
 "$bin/solgate-bench" --target "$url" --connections 1 --duration 1 show >/dev/null
