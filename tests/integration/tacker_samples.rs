@@ -274,14 +274,7 @@ async fn tackers_helm_sample_runs_its_life_cycle_through_solgate() {
         wait_op(&app, &task(&app, &id, "heal", json!({"vnfcInstanceId": [vnfc]})).await, &["COMPLETED", "FAILED_TEMP"])
             .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
-    let deletes: Vec<String> = server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.method.as_str() == "DELETE")
-        .map(|r| r.url.path().to_owned())
-        .collect();
+    let deletes = deleted_paths(&server).await;
     assert_eq!(deletes, [deleted]);
     assert_eq!(helm.verbs().len(), 6, "heal runs no helm: {:?}", helm.verbs());
     let instance = show_instance(&app, &id).await;
@@ -301,6 +294,12 @@ async fn tackers_helm_sample_runs_its_life_cycle_through_solgate() {
     let reply = send(v2(&app, Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"))).await;
     assert_eq!(reply.json()["instantiationState"], "NOT_INSTANTIATED");
     assert_over_tls(&front);
+}
+
+/// The paths the server was sent DELETEs for, in order.
+async fn deleted_paths(server: &MockServer) -> Vec<String> {
+    let requests = server.received_requests().await.unwrap();
+    requests.iter().filter(|r| r.method.as_str() == "DELETE").map(|r| r.url.path().to_owned()).collect()
 }
 
 /// Mounts one answer of the fake API server.
@@ -485,14 +484,7 @@ async fn tackers_kubernetes_sample_runs_its_life_cycle_through_solgate() {
     )
     .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
-    let deletes: Vec<String> = server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.method.as_str() == "DELETE")
-        .map(|r| r.url.path().to_owned())
-        .collect();
+    let deletes = deleted_paths(&server).await;
     assert_eq!(deletes, [format!("{CURRY_DEPLOYMENTS}/vdu2"), "/api/v1/namespaces/curry".to_owned()]);
     assert_over_tls(&front);
 
@@ -786,7 +778,7 @@ async fn tackers_openstack_user_data_sample_runs_its_life_cycle_through_solgate(
     )
     .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
-    assert_eq!(server.received_requests().await.unwrap().iter().filter(|r| r.method.as_str() == "DELETE").count(), 1);
+    assert_eq!(deleted_paths(&server).await.len(), 1);
     let reply = send(v2(&app, Method::GET, &format!("/vnflcm/v2/vnf_instances/{id}"))).await;
     assert_eq!(reply.json()["instantiationState"], "NOT_INSTANTIATED");
     assert_over_tls(&front);
