@@ -70,9 +70,9 @@ impl ServerFlags {
     }
 }
 
-/// Runs the command; the exit code is non-zero on any error.
-pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    let mut settings = Settings::load(cli.config.as_deref(), std::env::vars())?;
+/// Runs the command with `settings` (loaded by the caller from `cli.config` and the
+/// environment); the exit code is non-zero on any error.
+pub async fn run(cli: Cli, mut settings: Settings) -> anyhow::Result<()> {
     match cli.command {
         Command::CheckConfig { defaults } => {
             let text = if defaults { Settings::defaults_toml() } else { settings.to_masked_toml() };

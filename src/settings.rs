@@ -184,6 +184,9 @@ impl Settings {
             return Err(invalid("prometheus_plugin", message));
         }
         solgate_core::pm::rules::check_settings(&self.vnfpm).map_err(|message| invalid("vnfpm", message))?;
+        if self.database.blocking_threads == Some(0) {
+            return Err(invalid("database.blocking_threads", "must be positive".into()));
+        }
         if self.http.max_body_bytes == 0 {
             return Err(invalid("http.max_body_bytes", "must be positive".into()));
         }
@@ -417,6 +420,16 @@ mod tests {
         assert!(!text.contains("notifier-sekrit"), "{text}");
         assert!(!text.contains("guest:guest"), "{text}");
         assert!(text.contains("********"), "{text}");
+    }
+
+    #[test]
+    fn blocking_pool_follows_the_connection_pool_unless_set() {
+        let settings = Settings::load(None, env(&[("SOLGATE__DATABASE__POOL_SIZE", "20")])).unwrap();
+        assert_eq!(settings.database.blocking_pool_size(), 22);
+        let settings = Settings::load(None, env(&[("SOLGATE__DATABASE__BLOCKING_THREADS", "4")])).unwrap();
+        assert_eq!(settings.database.blocking_pool_size(), 4);
+        let error = Settings::load(None, env(&[("SOLGATE__DATABASE__BLOCKING_THREADS", "0")])).unwrap_err().to_string();
+        assert!(error.contains("database.blocking_threads"), "{error}");
     }
 
     #[test]

@@ -26,6 +26,12 @@ pub struct DatabaseSettings {
     /// pooled connection and the writer has its own, and in WAL mode another connection's
     /// commit invalidates it, so a small one costs little and bounds the memory.
     pub sqlite_cache_kib: u32,
+    /// Threads of the process's blocking pool, which runs the database work (at most
+    /// `pool_size` at once) and file I/O; more work waits its turn. Unset: `pool_size` + 2.
+    /// Each thread keeps its own allocator heap, so the runtime's default (512, started as
+    /// work arrives) let a burst of LCM requests grow RSS by tens of threads' heaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocking_threads: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +60,16 @@ impl Default for DatabaseSettings {
             sqlite_busy_timeout_ms: 10_000,
             sqlite_group_commit: true,
             sqlite_cache_kib: 1024,
+            blocking_threads: None,
         }
+    }
+}
+
+impl DatabaseSettings {
+    /// The size of the blocking pool: `blocking_threads`, else `pool_size` + 2 (the
+    /// database work a pool admits at once, and room for file I/O beside it).
+    pub fn blocking_pool_size(&self) -> usize {
+        let threads = self.blocking_threads.unwrap_or_else(|| self.pool_size.max(1).saturating_add(2));
+        threads.max(1) as usize
     }
 }
