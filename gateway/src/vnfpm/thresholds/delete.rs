@@ -1,31 +1,11 @@
 use actix_web::{HttpResponse, web};
-use solgate_core::pm::rules::Owner;
-use solgate_db::repo::{notifications, vnfpm};
-use solgate_db::write_transaction;
 
-use super::{find, not_found};
 use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::state::AppState;
+use crate::vnfpm::shared::PmResource;
 
-/// DELETE /vnfpm/v2/thresholds/{id}: 204; its undelivered notifications go with it, then its
-/// Prometheus rules.
+/// DELETE /vnfpm/v2/thresholds/{id}: 204 (see [`PmResource::delete`]).
 pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<String>) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let target = id.clone();
-    state
-        .db(move |conn| {
-            write_transaction(conn, |conn| {
-                find(conn, &tenant, &target)?;
-                if !vnfpm::delete_threshold(conn, &target)? {
-                    return Err(not_found(&target));
-                }
-                notifications::drop_for_subscription(conn, &target)?;
-                Ok(())
-            })
-        })
-        .await?;
-    state.vnfpm.remove(Owner::Threshold(&id)).await;
-    tracing::info!(threshold = %id, "threshold deleted");
-    Ok(HttpResponse::NoContent().finish())
+    PmResource::Threshold.delete(&state, tenant, id.into_inner()).await
 }

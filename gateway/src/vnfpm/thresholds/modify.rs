@@ -1,17 +1,12 @@
 use actix_web::{HttpResponse, web};
-use solgate_db::repo::vnfpm;
-use solgate_db::write_transaction;
 
-use super::find;
 use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::{JsonBody, Negotiated};
 use crate::state::AppState;
-use crate::vnfpm::modifications;
+use crate::vnfpm::shared::PmResource;
 
-/// PATCH /vnfpm/v2/thresholds/{id} (ThresholdModifications, JSON Merge Patch): a new callback URI
-/// and/or credentials, tested as at creation (422). 200 with the modifications, never the
-/// credentials (SOL003 clause 6.5.2.11).
+/// PATCH /vnfpm/v2/thresholds/{id} (ThresholdModifications, SOL003 clause 6.5.2.11; see [`PmResource::modify`]).
 pub async fn modify(
     state: web::Data<AppState>,
     negotiated: Negotiated,
@@ -19,29 +14,5 @@ pub async fn modify(
     id: web::Path<String>,
     body: JsonBody,
 ) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let (lookup, who) = (id.clone(), tenant.clone());
-    let current = state.db(move |conn| find(conn, &who, &lookup)).await?;
-    let (uri, authentication, answer) = modifications(
-        &state,
-        &negotiated,
-        "ThresholdModifications",
-        &body.0,
-        current.callback_uri(),
-        current.authentication.as_ref(),
-    )
-    .await?;
-    state
-        .db(move |conn| {
-            write_transaction(conn, |conn| {
-                let mut record = find(conn, &tenant, &id)?;
-                record.body["callbackUri"] = serde_json::json!(uri);
-                record.authentication = authentication;
-                vnfpm::update_threshold(conn, &record)?;
-                Ok(())
-            })
-        })
-        .await?;
-    let body = negotiated.entry.dictionary.render("ThresholdModifications", &answer);
-    Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
+    PmResource::Threshold.modify(&state, &negotiated, tenant, id.into_inner(), &body.0).await
 }
