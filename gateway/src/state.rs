@@ -59,7 +59,7 @@ pub struct AppState {
     /// notifications carry; `None` serves no notification endpoint.
     pub nfvo_notifications: Option<crate::settings::NotificationCredentials>,
     /// Alertmanager's webhooks (`[prometheus_plugin]`): which are on, and their credentials.
-    pub webhooks: crate::alerts::Webhooks,
+    pub webhooks: crate::alerts::webhook::Webhooks,
     /// The Prometheus rules of PM jobs and thresholds (`[vnfpm]`).
     pub vnfpm: Arc<solgate_core::pm::rules::RuleWriter>,
 }

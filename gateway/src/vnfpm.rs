@@ -12,6 +12,7 @@
 //! creator's project.
 
 pub mod pm_jobs;
+pub mod shared;
 pub mod thresholds;
 
 use std::collections::BTreeMap;

@@ -23,22 +23,9 @@ use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor};
 
 use crate::error::ApiResult;
 use crate::route::resource;
-pub use webhook::{Webhook, Webhooks};
-
-/// `function_type: vnffm` alerts: VNF FM alarms.
-pub const FM_PATH: &str = "/alert";
-/// `function_type: auto_heal` alerts: heal the VNFC named.
-pub const AUTO_HEALING_PATH: &str = "/alert/auto_healing";
-/// `function_type: auto_scale` alerts: scale the instance named.
-pub const AUTO_SCALING_PATH: &str = "/alert/auto_scaling";
-
-/// `function_type: vnfpm` alerts: reports of PM jobs.
-pub const PM_EVENT_PATH: &str = "/pm_event";
-/// `function_type: vnfpm_threshold` alerts: threshold crossings.
-pub const PM_THRESHOLD_PATH: &str = "/pm_threshold";
-
-/// Every webhook path: outside `[auth]`, checked by [`Webhooks::admit`] instead.
-pub const PATHS: &[&str] = &[FM_PATH, AUTO_HEALING_PATH, AUTO_SCALING_PATH, PM_EVENT_PATH, PM_THRESHOLD_PATH];
+pub use webhook::{
+    AUTO_HEALING_PATH, AUTO_SCALING_PATH, FM_PATH, PATHS, PM_EVENT_PATH, PM_THRESHOLD_PATH, Webhook, Webhooks,
+};
 
 /// The webhook routes (always registered: a webhook that is off answers 404 with its reason).
 pub fn configure(cfg: &mut web::ServiceConfig) {

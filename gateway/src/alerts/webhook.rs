@@ -13,6 +13,21 @@ use crate::auth::secret;
 use crate::error::{ApiError, ApiResult, ErrorKind};
 use crate::settings::PrometheusPluginSettings;
 
+/// `function_type: vnffm` alerts: VNF FM alarms.
+pub const FM_PATH: &str = "/alert";
+/// `function_type: auto_heal` alerts: heal the VNFC named.
+pub const AUTO_HEALING_PATH: &str = "/alert/auto_healing";
+/// `function_type: auto_scale` alerts: scale the instance named.
+pub const AUTO_SCALING_PATH: &str = "/alert/auto_scaling";
+
+/// `function_type: vnfpm` alerts: reports of PM jobs.
+pub const PM_EVENT_PATH: &str = "/pm_event";
+/// `function_type: vnfpm_threshold` alerts: threshold crossings.
+pub const PM_THRESHOLD_PATH: &str = "/pm_threshold";
+
+/// Every webhook path: outside `[auth]`, checked by [`Webhooks::admit`] instead.
+pub const PATHS: &[&str] = &[FM_PATH, AUTO_HEALING_PATH, AUTO_SCALING_PATH, PM_EVENT_PATH, PM_THRESHOLD_PATH];
+
 /// One webhook of the Prometheus plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Webhook {

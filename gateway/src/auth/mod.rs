@@ -144,7 +144,7 @@ const OPEN_PATHS: &[&str] =
     &[endpoint::PATH, "/healthz", "/readyz", "/metrics", crate::settings::NFVO_NOTIFICATIONS_PATH];
 
 fn is_open(path: &str) -> bool {
-    OPEN_PATHS.contains(&path) || crate::alerts::PATHS.contains(&path)
+    OPEN_PATHS.contains(&path) || crate::alerts::webhook::PATHS.contains(&path)
 }
 
 /// Verified tokens kept at most (then the cache starts over).
