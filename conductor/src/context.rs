@@ -117,6 +117,15 @@ impl ConductorContext {
         solgate_core::db_run(&self.db, move |conn| work(conn).map_err(ConductorError::from)).await
     }
 
+    /// Runs a short keyed read (on SQLite where it is awaited: no thread switch).
+    pub async fn db_read<T, F>(&self, work: F) -> Result<T, ConductorError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> Result<T, DbError> + Send + 'static,
+    {
+        solgate_core::db_read(&self.db, move |conn| work(conn).map_err(ConductorError::from)).await
+    }
+
     /// The directory an onboarded package's files were extracted to.
     pub fn package_dir(&self, package_id: &str) -> PathBuf {
         solgate_core::packages::PackageFiles::new(&self.package_store, package_id).content_dir()

@@ -49,6 +49,38 @@ where
     .await?
 }
 
+/// Runs `f` in a write transaction ([`solgate_db::Database::write`]: on SQLite, in the group
+/// committer's batch on its writer thread), keeping the caller's span; returns once durable.
+pub async fn db_write<T, E, F>(db: &solgate_db::Database, f: F) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<solgate_db::DbError> + Send + 'static,
+    F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
+{
+    let span = tracing::Span::current();
+    db.write(move |conn| {
+        let _entered = span.enter();
+        f(conn)
+    })
+    .await
+}
+
+/// Runs a short keyed read ([`solgate_db::Database::read`]: on SQLite where it is awaited),
+/// keeping the caller's span.
+pub async fn db_read<T, E, F>(db: &solgate_db::Database, f: F) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<solgate_db::DbError> + Send + 'static,
+    F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
+{
+    let span = tracing::Span::current();
+    db.read(move |conn| {
+        let _entered = span.enter();
+        f(conn)
+    })
+    .await
+}
+
 /// Keys of stored documents that are solgate's own bookkeeping, never shown to clients.
 pub const PRIVATE_KEY: &str = "_solgate";
 

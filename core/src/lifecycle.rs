@@ -17,13 +17,13 @@ use prometheus::{IntCounterVec, Opts, Registry};
 use serde_json::{Value, json};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::{outbox, vnf_packages};
-use solgate_db::{AnyConnection, Database, DbResult, write_transaction};
+use solgate_db::{AnyConnection, Database, DbResult};
 
 use crate::links::Links;
 use crate::notify::{self, Event};
 use crate::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLING_BACK, STARTING};
 use crate::operation::LcmOperation;
-use crate::{CoreError, PRIVATE_KEY, db_run, now};
+use crate::{CoreError, PRIVATE_KEY, now};
 
 /// Counts applied transitions, wherever they are made.
 #[derive(Clone)]
@@ -242,22 +242,20 @@ impl StateMachine {
         let shared = Arc::new(Transition { next, from, owner: owner.map(str::to_owned), change, instance });
         let attempt = || {
             let (links, shared) = (self.links.clone(), shared.clone());
-            db_run(&self.db, move |conn| {
-                write_transaction(conn, |conn| -> Result<bool, CoreError> {
-                    let Transition { next, from, owner, change, instance } = &*shared;
-                    Ok(record(
-                        conn,
-                        major,
-                        &links,
-                        next,
-                        from,
-                        owner.as_deref(),
-                        change,
-                        drop_work,
-                        status,
-                        instance.as_ref(),
-                    )?)
-                })
+            crate::db_write(&self.db, move |conn| -> Result<bool, CoreError> {
+                let Transition { next, from, owner, change, instance } = &*shared;
+                Ok(record(
+                    conn,
+                    major,
+                    &links,
+                    next,
+                    from,
+                    owner.as_deref(),
+                    change,
+                    drop_work,
+                    status,
+                    instance.as_ref(),
+                )?)
             })
         };
         let to = shared.change.to;

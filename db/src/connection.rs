@@ -53,10 +53,13 @@ impl SqlitePragmas {
     }
 
     /// busy_timeout first: r2d2 opens all connections at once, and every other pragma may
-    /// need a lock another connection holds.
+    /// need a lock another connection holds. `temp_store = MEMORY`: the statement journal of
+    /// each savepoint (every member of a group commit has one) is kept in memory instead of
+    /// a temporary file opened, written page by page and unlinked for every batch.
     fn apply(self, conn: &mut SqliteConnection) -> Result<(), diesel::result::Error> {
         conn.batch_execute(&format!(
-            "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -{};",
+            "PRAGMA busy_timeout = {}; PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -{}; \
+             PRAGMA temp_store = MEMORY;",
             self.busy_timeout_ms,
             self.synchronous,
             self.cache_kib.max(64)
@@ -89,6 +92,9 @@ pub struct Database {
     /// SQLite's group committer while this database (or a clone) lives: found by
     /// [`write_transaction`] through the file a connection has open.
     _group_writer: Option<Arc<GroupWriter>>,
+    /// The group committer's writer thread, for [`Database::write`]: it ends when the last
+    /// clone of this handle is dropped.
+    writes: Option<std::sync::mpsc::Sender<group_commit::Job>>,
     /// One permit per pooled connection: work waits for a connection as a parked task,
     /// not as a blocked thread (a burst of requests would otherwise start hundreds of
     /// blocking threads, each with its own stack and allocator heap).
@@ -150,8 +156,16 @@ impl Database {
             }
             _ => None,
         };
+        let writes = match &group_writer {
+            Some(writer) => Some(
+                writer
+                    .start_thread()
+                    .map_err(|error| DbError::Connect(format!("cannot start the SQLite writer thread: {error}")))?,
+            ),
+            None => None,
+        };
         let slots = Arc::new(tokio::sync::Semaphore::new(settings.pool_size.max(1) as usize));
-        Ok(Self { pool, backend, _group_writer: group_writer, slots, runtime: None })
+        Ok(Self { pool, backend, _group_writer: group_writer, writes, slots, runtime: None })
     }
 
     pub fn backend(&self) -> Backend {
@@ -180,6 +194,74 @@ impl Database {
             Some(runtime) => runtime.spawn_blocking(work).await,
             None => tokio::task::spawn_blocking(work).await,
         }
+    }
+
+    /// Runs `f` in a write transaction and returns once it is durable. With SQLite's group
+    /// committer, `f` runs on the writer thread in the batch it is gathering (a thread switch
+    /// to hand it over and one back, not one per lock, batch and commit as from the
+    /// blocking pool); `write_transaction` inside `f` is a savepoint of that batch.
+    /// Otherwise on the blocking pool, in a transaction of its own.
+    pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> Result<T, E> + Send + 'static,
+    {
+        if let Some(jobs) = &self.writes {
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            if jobs.send(group_commit::job(f, reply)).is_err() {
+                return Err(DbError::Cancelled.into());
+            }
+            return answer.await.unwrap_or_else(|_| Err(DbError::Cancelled.into()));
+        }
+        /// `f`'s own error, or the transaction's.
+        enum Failed<E> {
+            Job(E),
+            Database(DbError),
+        }
+        impl<E> From<diesel::result::Error> for Failed<E> {
+            fn from(error: diesel::result::Error) -> Self {
+                Self::Database(error.into())
+            }
+        }
+        let pool = self.clone();
+        let written = self
+            .run_blocking(move || {
+                let mut conn = pool.conn().map_err(Failed::Database)?;
+                write_transaction(&mut conn, |conn| f(conn).map_err(Failed::Job))
+            })
+            .await;
+        match written {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(Failed::Job(error))) => Err(error),
+            Ok(Err(Failed::Database(error))) => Err(error.into()),
+            Err(_) => Err(DbError::Cancelled.into()),
+        }
+    }
+
+    /// Runs a short read (a lookup by key) where it is awaited: SQLite answers one in a few
+    /// microseconds, less than handing it to the blocking pool and back costs in thread
+    /// switches. On PostgreSQL (a network round trip), or when no pooled connection is idle,
+    /// on the blocking pool like [`Database::run_blocking`]. Never for writes: a write may
+    /// wait for the writer's lock and an fsync.
+    pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> Result<T, E> + Send + 'static,
+    {
+        if self.backend == Backend::Sqlite
+            && let Some(mut conn) = self.pool.try_get()
+        {
+            return f(&mut conn);
+        }
+        let pool = self.clone();
+        self.run_blocking(move || {
+            let mut conn = pool.conn()?;
+            f(&mut conn)
+        })
+        .await
+        .unwrap_or_else(|_| Err(DbError::Cancelled.into()))
     }
 
     pub fn conn(&self) -> DbResult<DbConn> {
@@ -231,6 +313,8 @@ where
 {
     let lock = match conn {
         AnyConnection::Postgresql(_) => return conn.transaction(f),
+        // A job of the writer thread: `conn` is the writer's, inside the batch.
+        AnyConnection::Sqlite(_) if group_commit::in_job() => return conn.transaction(f),
         AnyConnection::Sqlite(inner) => {
             if let Some(writer) = GroupWriter::of(inner)? {
                 return writer.run(f);

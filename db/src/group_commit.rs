@@ -8,11 +8,12 @@
 //! every state change is still durable before it is visible; a commit that fails fails
 //! every member of its batch.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard, PoisonError, Weak, mpsc};
 use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
@@ -20,6 +21,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
 use crate::any_connection::AnyConnection;
+use crate::error::DbError;
 
 /// How long a leader waits for writers queued behind it before it commits. They are
 /// already waiting for the lock, so this bounds a rare slow hand-over, not the usual one.
@@ -211,6 +213,119 @@ impl GroupWriter {
     }
 }
 
+/// What the writer thread tells a job once its batch has ended: the commit's error, if any.
+pub(crate) type Done = Box<dyn FnOnce(Option<&str>) + Send>;
+/// A write transaction handed to the writer thread ([`crate::Database::write`]).
+pub(crate) type Job = Box<dyn FnOnce(&mut AnyConnection) -> Done + Send>;
+
+thread_local! {
+    /// Set while a job of the writer thread runs: a `write_transaction` inside it is a
+    /// savepoint of the batch (its connection is the writer's, already in the transaction).
+    static IN_JOB: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is running a writer-thread job (see [`IN_JOB`]).
+pub(crate) fn in_job() -> bool {
+    IN_JOB.get()
+}
+
+struct InJob;
+
+impl InJob {
+    fn enter() -> Self {
+        IN_JOB.set(true);
+        Self
+    }
+}
+
+impl Drop for InJob {
+    fn drop(&mut self) {
+        IN_JOB.set(false);
+    }
+}
+
+impl GroupWriter {
+    /// Starts the thread that runs the write transactions of async callers: it takes every
+    /// job queued while the previous commit was in flight into one batch, so a busy writer
+    /// hands work over without a thread switch per transaction. It ends when every sender
+    /// is dropped.
+    pub(crate) fn start_thread(self: &Arc<Self>) -> std::io::Result<mpsc::Sender<Job>> {
+        let (sender, jobs) = mpsc::channel::<Job>();
+        let writer = Arc::clone(self);
+        std::thread::Builder::new().name("sqlite-writer".to_owned()).spawn(move || writer.serve(&jobs))?;
+        Ok(sender)
+    }
+
+    fn serve(&self, jobs: &mpsc::Receiver<Job>) {
+        while let Ok(first) = jobs.recv() {
+            let mut batch = vec![first];
+            while batch.len() < MAX_MEMBERS {
+                match jobs.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
+            }
+            let mut done = Vec::with_capacity(batch.len());
+            let committed = self.run(|conn| -> Result<(), DieselError> {
+                for job in batch {
+                    done.push(job(conn));
+                }
+                Ok(())
+            });
+            let failure = committed.err().map(|error| error.to_string());
+            for done in done {
+                done(failure.as_deref());
+            }
+        }
+    }
+}
+
+/// `f` as a writer-thread job, in a savepoint of its own (a failure or panic undoes only
+/// its writes); `reply` gets its result once the batch's commit is durable, or the
+/// commit's error.
+pub(crate) fn job<T, E, F>(f: F, reply: tokio::sync::oneshot::Sender<Result<T, E>>) -> Job
+where
+    T: Send + 'static,
+    E: From<DbError> + Send + 'static,
+    F: FnOnce(&mut AnyConnection) -> Result<T, E> + Send + 'static,
+{
+    Box::new(move |conn| {
+        let outcome = {
+            let _in_job = InJob::enter();
+            member(conn, |conn| f(conn).map_err(Failed::Job))
+        };
+        let outcome: Result<T, E> = match outcome {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(Failed::Job(error))) => Err(error),
+            Ok(Err(Failed::Database(error))) => Err(DbError::Query(error).into()),
+            Err(_panic) => {
+                tracing::error!("a write transaction panicked; its writes are undone");
+                Err(DbError::Cancelled.into())
+            }
+        };
+        Box::new(move |failure: Option<&str>| {
+            let result = match (outcome, failure) {
+                (Ok(_), Some(detail)) => Err(DbError::Query(commit_failed(detail)).into()),
+                (outcome, _) => outcome,
+            };
+            // The caller may have gone away (a dropped request): nothing to tell.
+            let _ = reply.send(result);
+        })
+    })
+}
+
+/// A job's own error, or one of the savepoint around it.
+enum Failed<E> {
+    Job(E),
+    Database(DieselError),
+}
+
+impl<E> From<DieselError> for Failed<E> {
+    fn from(error: DieselError) -> Self {
+        Self::Database(error)
+    }
+}
+
 type Panic = Box<dyn std::any::Any + Send + 'static>;
 
 /// Runs one member's work in its own savepoint: released when it succeeds, rolled back
@@ -351,5 +466,104 @@ mod tests {
         assert!(stored(&database, id));
         let targets: Vec<String> = rpc_outbox::table.select(rpc_outbox::target_id).load(&mut *conn).unwrap();
         assert_eq!(targets, ["after"]);
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    }
+
+    /// Async writers on the writer thread: each success is durable and visible to another
+    /// connection when it returns, each failure (some after writing, some through a nested
+    /// `write_transaction`, which is a savepoint of the batch) left nothing, and a panicking
+    /// one is an error of its own while the others are kept.
+    #[test]
+    fn writer_thread_jobs_keep_or_lose_only_their_own_writes() {
+        let (database, _dir) = database(4);
+        let database = Arc::new(database);
+        runtime().block_on(async {
+            let writers = (0..200).map(|i| {
+                let database = database.clone();
+                tokio::spawn(async move {
+                    let target = format!("job-{i}");
+                    let written = database
+                        .write(move |conn| -> Result<i64, DbError> {
+                            let id = outbox::enqueue(conn, "lcm", &target, 2)?;
+                            match i % 5 {
+                                0 => Err(DbError::Conflict("refused after writing".into())),
+                                1 => write_transaction(conn, |conn| {
+                                    outbox::enqueue(conn, "lcm", &format!("{target}-nested"), 2)?;
+                                    Err(DbError::Conflict("nested refusal".into()))
+                                }),
+                                2 if i == 42 => panic!("a bug inside a job"),
+                                _ => Ok(id),
+                            }
+                        })
+                        .await;
+                    if let Ok(id) = written {
+                        assert!(stored(&database, id), "job {i}: row {id} returned but not visible");
+                    }
+                    (i, written.map_err(|error| error.to_string()))
+                })
+            });
+            let mut kept = Vec::new();
+            for writer in futures_join(writers).await {
+                let (i, written) = writer.unwrap();
+                match i % 5 {
+                    0 | 1 => assert!(written.unwrap_err().contains("refus"), "job {i}"),
+                    2 if i == 42 => assert!(written.is_err(), "the panicking job is an error"),
+                    _ => kept.push(format!("job-{i}")),
+                }
+            }
+            let mut conn = database.conn().unwrap();
+            let mut targets: Vec<String> = rpc_outbox::table.select(rpc_outbox::target_id).load(&mut *conn).unwrap();
+            targets.sort();
+            kept.sort();
+            assert_eq!(targets, kept, "only the successful jobs' rows, none of a failed or nested-failed one");
+        });
+    }
+
+    async fn futures_join<T>(
+        handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+    ) -> Vec<Result<T, tokio::task::JoinError>> {
+        let mut results = Vec::new();
+        for handle in handles.collect::<Vec<_>>() {
+            results.push(handle.await);
+        }
+        results
+    }
+
+    /// Sync writers from the blocking pool and async ones on the writer thread share the
+    /// file's writer without deadlock or loss.
+    #[test]
+    fn writer_thread_and_blocking_writers_share_the_file() {
+        let (database, _dir) = database(4);
+        let database = Arc::new(database);
+        runtime().block_on(async {
+            let mut handles = Vec::new();
+            for i in 0..100 {
+                let database = database.clone();
+                handles.push(tokio::spawn(async move {
+                    if i % 2 == 0 {
+                        database.write(move |conn| outbox::enqueue(conn, "lcm", &format!("w-{i}"), 2)).await.unwrap()
+                    } else {
+                        let pool = database.clone();
+                        database
+                            .run_blocking(move || {
+                                let mut conn = pool.conn().unwrap();
+                                write_transaction(&mut conn, |conn| outbox::enqueue(conn, "lcm", &format!("b-{i}"), 2))
+                                    .unwrap()
+                            })
+                            .await
+                            .unwrap()
+                    }
+                }));
+            }
+            for handle in handles {
+                let id = handle.await.unwrap();
+                assert!(stored(&database, id));
+            }
+        });
+        let mut conn = database.conn().unwrap();
+        assert_eq!(rpc_outbox::table.count().get_result::<i64>(&mut *conn).unwrap(), 100);
     }
 }

@@ -91,6 +91,25 @@ impl AppState {
             .map_err(ApiError::internal)?
     }
 
+    /// Runs a short keyed read (on SQLite where it is awaited: no thread switch).
+    pub async fn read<T, F>(&self, work: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> ApiResult<T> + Send + 'static,
+    {
+        solgate_core::db_read(&self.db, work).await
+    }
+
+    /// Runs `work` in a write transaction (on SQLite, in the group committer's batch on its
+    /// writer thread), keeping the request's span; returns once it is durable.
+    pub async fn write<T, F>(&self, work: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> ApiResult<T> + Send + 'static,
+    {
+        solgate_core::db_write(&self.db, work).await
+    }
+
     /// Publishes committed work. The 202 does not wait: if the transport is down the
     /// outbox relay publishes later, so nothing accepted is lost.
     pub fn dispatch(&self, outbox_id: i64, message: RpcMessage) {
@@ -100,14 +119,7 @@ impl AppState {
             match rpc.publish(&message).await {
                 Ok(()) => {
                     // In the group commit's batch on SQLite, not a commit of its own.
-                    let pool = db.clone();
-                    let _ = db
-                        .run_blocking(move || {
-                            pool.conn().and_then(|mut conn| {
-                                solgate_db::write_once(&mut conn, |conn| outbox::mark_published(conn, outbox_id))
-                            })
-                        })
-                        .await;
+                    let _ = db.write(move |conn| outbox::mark_published(conn, outbox_id)).await;
                 }
                 Err(error) => {
                     tracing::warn!(%error, id = %message.id, "publish failed; the outbox relay will retry");

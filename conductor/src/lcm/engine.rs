@@ -16,7 +16,6 @@ use solgate_core::requests::{CANCELLED, plan_rollback};
 use solgate_core::{CoreError, PRIVATE_KEY, shapes, vnfd};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::{outbox, to_text};
-use solgate_db::write_transaction;
 use solgate_drivers::infra::VIM_TYPE_LOCAL;
 use solgate_drivers::{InfraAction, InfraContext, InfraDriver, Inventory, VimConnection};
 use solgate_vnfpkg::PackageContents;
@@ -53,24 +52,21 @@ pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Resu
     let owner = ctx.id.clone();
     let lease = lease_until(ctx);
     let (machine, local_grants) = (ctx.machine.clone(), ctx.nfvo.is_none());
-    let claimed = solgate_core::db_run(&ctx.db, move |conn| {
-        write_transaction(conn, |conn| -> Result<_, CoreError> {
-            let claimed = lcm::claim_op(conn, major, &id, &owner, &lease)?;
-            let stale =
-                claimed.is_none() && lcm::find_op(conn, major, &id)?.is_none_or(|op| op.pending_action.is_none());
-            if claimed.is_some() || stale {
-                outbox::complete(conn, &id)?;
-            }
-            let Some(mut op) = claimed else { return Ok(None) };
-            // The row no longer has pending work; neither may the record we write back.
-            let action = op.pending_action.take().unwrap_or_default();
-            let started = if action == op_occ::ACTION_START && local_grants {
-                start_in_claim(conn, &machine, major, &mut op, &owner)?
-            } else {
-                None
-            };
-            Ok(Some((op, action, started)))
-        })
+    let claimed = solgate_core::db_write(&ctx.db, move |conn| -> Result<_, CoreError> {
+        let claimed = lcm::claim_op(conn, major, &id, &owner, &lease)?;
+        let stale = claimed.is_none() && lcm::find_op(conn, major, &id)?.is_none_or(|op| op.pending_action.is_none());
+        if claimed.is_some() || stale {
+            outbox::complete(conn, &id)?;
+        }
+        let Some(mut op) = claimed else { return Ok(None) };
+        // The row no longer has pending work; neither may the record we write back.
+        let action = op.pending_action.take().unwrap_or_default();
+        let started = if action == op_occ::ACTION_START && local_grants {
+            start_in_claim(conn, &machine, major, &mut op, &owner)?
+        } else {
+            None
+        };
+        Ok(Some((op, action, started)))
     })
     .await?;
     Ok(claimed.map(|(op, action, started)| {
@@ -161,7 +157,7 @@ pub async fn run(ctx: &Arc<ConductorContext>, major: LcmMajor, claimed: ClaimedO
         return result;
     }
     let instance_id = claimed.op.vnf_instance_id().to_owned();
-    let instance = ctx.db_run(move |conn| lcm::find_instance(conn, major, &instance_id)).await?;
+    let instance = ctx.db_read(move |conn| lcm::find_instance(conn, major, &instance_id)).await?;
     let Some(instance) = instance else {
         // Deleting an instance with an operation in flight is refused, so this is a bug
         // or manual database surgery; leave the occurrence retryable.
@@ -495,7 +491,7 @@ fn driver_for(job: &Job, vim: Option<&VimConnection>) -> Result<(Arc<dyn InfraDr
 async fn package_of(job: &Job, plan: &OperationPlan) -> Result<vnfd::Loaded, Stop> {
     let id = plan.new_package_id.clone().unwrap_or_else(|| job.instance.vnf_pkg_id.clone());
     job.ctx
-        .db_run(move |conn| vnfd::load(conn, &id))
+        .db_read(move |conn| vnfd::load(conn, &id))
         .await?
         .ok_or_else(|| Stop { status: 422, detail: "The VNF package of the instance is not onboarded.".to_owned() })
 }

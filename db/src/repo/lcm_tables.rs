@@ -87,7 +87,7 @@ pub fn find_instance_raw(conn: &mut AnyConnection, id: &str) -> DbResult<Option<
     Ok(instances::table
         .filter(instances::id.eq(id))
         .select((instances::id, instances::body, instances::row_version, instances::project))
-        .first::<(String, String, i64, String)>(conn)
+        .get_result::<(String, String, i64, String)>(conn)
         .optional()?
         .map(|(id, body, row_version, project)| RawInstance { id, body, row_version, project }))
 }

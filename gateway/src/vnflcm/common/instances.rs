@@ -41,62 +41,60 @@ pub async fn create(
     let links = state.links.clone();
     let tenant = tenant.clone();
     let record = state
-        .db(move |conn| {
-            write_transaction(conn, |conn| {
-                let vnfd_id = body["vnfdId"].as_str().unwrap_or_default().to_owned();
-                let loaded = vnfd::load_by_vnfd_id(conn, &vnfd_id)?;
-                // Another project's package is as unknown as one that does not exist.
-                let usable = |package: &vnf_packages::PackageRecord| {
-                    package.onboarding_state() == "ONBOARDED" && tenant.sees(&package.project)
-                };
-                let Some((package, contents)) = loaded.filter(|(package, _)| usable(package)) else {
-                    return Err(ApiError::unprocessable(format!(
-                        "VnfPackage of vnfdId {vnfd_id} is not found or not operational."
-                    )));
-                };
-                if package.operational_state() != "ENABLED" {
-                    return Err(ApiError::unprocessable(format!("VnfPackage of vnfdId {vnfd_id} is not ENABLED.")));
+        .write(move |conn| {
+            let vnfd_id = body["vnfdId"].as_str().unwrap_or_default().to_owned();
+            let loaded = vnfd::load_by_vnfd_id(conn, &vnfd_id)?;
+            // Another project's package is as unknown as one that does not exist.
+            let usable = |package: &vnf_packages::PackageRecord| {
+                package.onboarding_state() == "ONBOARDED" && tenant.sees(&package.project)
+            };
+            let Some((package, contents)) = loaded.filter(|(package, _)| usable(package)) else {
+                return Err(ApiError::unprocessable(format!(
+                    "VnfPackage of vnfdId {vnfd_id} is not found or not operational."
+                )));
+            };
+            if package.operational_state() != "ENABLED" {
+                return Err(ApiError::unprocessable(format!("VnfPackage of vnfdId {vnfd_id} is not ENABLED.")));
+            }
+            let id = uuid::Uuid::new_v4().to_string();
+            let vnfd = &contents.vnfd;
+            let mut document = Map::new();
+            document.insert("id".into(), json!(id));
+            // Empty name and description are dropped, as Tacker does.
+            for key in ["vnfInstanceName", "vnfInstanceDescription"] {
+                if let Some(text) = body[key].as_str().filter(|text| !text.is_empty()) {
+                    document.insert(key.into(), json!(text));
                 }
-                let id = uuid::Uuid::new_v4().to_string();
-                let vnfd = &contents.vnfd;
-                let mut document = Map::new();
-                document.insert("id".into(), json!(id));
-                // Empty name and description are dropped, as Tacker does.
-                for key in ["vnfInstanceName", "vnfInstanceDescription"] {
-                    if let Some(text) = body[key].as_str().filter(|text| !text.is_empty()) {
-                        document.insert(key.into(), json!(text));
-                    }
-                }
-                document.insert("vnfdId".into(), json!(vnfd.descriptor_id));
-                document.insert("vnfProvider".into(), json!(vnfd.provider));
-                document.insert("vnfProductName".into(), json!(vnfd.product_name));
-                document.insert("vnfSoftwareVersion".into(), json!(vnfd.software_version));
-                document.insert("vnfdVersion".into(), json!(vnfd.descriptor_version));
-                if let Some(properties) = &vnfd.configurable_properties {
-                    document.insert("vnfConfigurableProperties".into(), properties.clone());
-                }
-                document.insert("instantiationState".into(), json!("NOT_INSTANTIATED"));
-                if let Some(data) = body.get("certificateConfigurationData") {
-                    document.insert("certificateInfo".into(), certificates::certificate_info(data, None));
-                }
-                if let Some(metadata) = body.get("metadata").filter(|value| value.is_object()) {
-                    document.insert("metadata".into(), metadata.clone());
-                }
-                let now = now();
-                let record = InstanceRecord {
-                    id,
-                    vnf_pkg_id: package.id.clone(),
-                    body: Value::Object(document),
-                    created_at: now.clone(),
-                    updated_at: now,
-                    row_version: 0,
-                    project: tenant.project().to_owned(),
-                };
-                lcm::insert_instance(conn, major, &record)?;
-                vnf_packages::refresh_usage_state(conn, &package.id)?;
-                notify::enqueue(conn, major, &links, &record.project, Event::Created { instance: &record.body })?;
-                Ok(record)
-            })
+            }
+            document.insert("vnfdId".into(), json!(vnfd.descriptor_id));
+            document.insert("vnfProvider".into(), json!(vnfd.provider));
+            document.insert("vnfProductName".into(), json!(vnfd.product_name));
+            document.insert("vnfSoftwareVersion".into(), json!(vnfd.software_version));
+            document.insert("vnfdVersion".into(), json!(vnfd.descriptor_version));
+            if let Some(properties) = &vnfd.configurable_properties {
+                document.insert("vnfConfigurableProperties".into(), properties.clone());
+            }
+            document.insert("instantiationState".into(), json!("NOT_INSTANTIATED"));
+            if let Some(data) = body.get("certificateConfigurationData") {
+                document.insert("certificateInfo".into(), certificates::certificate_info(data, None));
+            }
+            if let Some(metadata) = body.get("metadata").filter(|value| value.is_object()) {
+                document.insert("metadata".into(), metadata.clone());
+            }
+            let now = now();
+            let record = InstanceRecord {
+                id,
+                vnf_pkg_id: package.id.clone(),
+                body: Value::Object(document),
+                created_at: now.clone(),
+                updated_at: now,
+                row_version: 0,
+                project: tenant.project().to_owned(),
+            };
+            lcm::insert_instance(conn, major, &record)?;
+            vnf_packages::refresh_usage_state(conn, &package.id)?;
+            notify::enqueue(conn, major, &links, &record.project, Event::Created { instance: &record.body })?;
+            Ok(record)
         })
         .await?;
     let links = present::instance_links(&state.links, major.number(), &record.body);
@@ -151,7 +149,7 @@ pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id
     let major = major_of(negotiated)?;
     let lookup = id.clone();
     let raw = state
-        .db(move |conn| Ok(lcm::find_instance_raw(conn, major, &lookup)?))
+        .read(move |conn| Ok(lcm::find_instance_raw(conn, major, &lookup)?))
         .await?
         .filter(|raw| tenant.sees(&raw.project))
         .ok_or_else(|| not_found(&id))?;

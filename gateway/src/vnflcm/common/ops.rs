@@ -129,7 +129,7 @@ pub async fn show(state: &AppState, negotiated: &Negotiated, tenant: &Tenant, id
     let major = major_of(negotiated)?;
     let lookup = id.clone();
     let op = state
-        .db(move |conn| Ok(lcm::find_op(conn, major, &lookup)?))
+        .read(move |conn| Ok(lcm::find_op(conn, major, &lookup)?))
         .await?
         .filter(|op| tenant.sees(&op.project))
         .ok_or_else(|| not_found(&id))?;

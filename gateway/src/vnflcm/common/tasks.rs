@@ -39,7 +39,7 @@ pub async fn accept(
     let vim_types = state.vim_types.clone();
     let scope = tenant.scope().map(str::to_owned);
     let accepted = state
-        .db(move |conn| {
+        .write(move |conn| {
             let request = TaskRequest {
                 major,
                 operation,
