@@ -3,7 +3,9 @@
 # simulated VIM with zero delay) driven by `solgate-bench lcm`; the server's utime + stime
 # from /proc/<pid>/stat, read when the load driver has finished its setup and again when it
 # is done, divided by the operations that reached COMPLETED. CPU per operation, unlike
-# operations per second, hardly depends on what else the shared machine runs.
+# operations per second, hardly depends on what else the shared machine runs. Also the thread
+# switches per operation (voluntary and involuntary, summed over the server's threads from
+# /proc/<pid>/task/*/status): each costs kernel time, and more on a virtual machine.
 #   bench/cpu-per-op.sh [connections] [seconds] [rounds]
 # SOLGATE_BENCH_SERVER=path measures another solgate binary (e.g. a build of an earlier
 # commit) with this tree's load driver; SOLGATE_BENCH_POSTGRES=1 uses a fresh database on
@@ -20,6 +22,7 @@ if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
 fi
 ticks=$(getconf CLK_TCK)
 cpu_ms() { awk -v hz="$ticks" '{ print ($14 + $15) * 1000 / hz }' "/proc/$pid/stat"; }
+switches() { cat /proc/"$pid"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'; }
 for round in $(seq 1 "$rounds"); do
     if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
         name="solgate_cpu_$RANDOM$RANDOM"
@@ -35,13 +38,14 @@ for round in $(seq 1 "$rounds"); do
         kill -0 "$bench" 2>/dev/null || { cat "$out" >&2; exit 1; }
         sleep 0.05
     done
-    before=$(cpu_ms)
+    before=$(cpu_ms) switched=$(switches)
     wait "$bench"
-    after=$(cpu_ms)
+    after=$(cpu_ms) switched=$(( $(switches) - switched ))
     operations=$(awk '/LCM operation, 202 to COMPLETED/ { print $6 }' "$out")
     grep -E 'errors [1-9]' "$out" >&2 || true
-    awk -v r="$round" -v ops="$operations" -v b="$before" -v a="$after" -v c="$connections" 'BEGIN {
-        printf "round %d, %d clients: %d operations, server CPU %.0f ms, %.2f ms per operation\n",
-            r, c, ops, a - b, (a - b) / (ops > 0 ? ops : 1) }'
+    awk -v r="$round" -v ops="$operations" -v b="$before" -v a="$after" -v c="$connections" -v s="$switched" 'BEGIN {
+        n = ops > 0 ? ops : 1
+        printf "round %d, %d clients: %d operations, server CPU %.0f ms, %.2f ms and %.1f thread switches per operation\n",
+            r, c, ops, a - b, (a - b) / n, s / n }'
     stop_serve
 done
