@@ -101,7 +101,7 @@ pub fn raise(
         return Ok(Raised::AlreadyActive(active.id));
     }
     let now = now();
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let mut document = Map::new();
     document.insert("id".into(), json!(id));
     document.insert("managedObjectId".into(), json!(fault.instance_id));

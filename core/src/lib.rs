@@ -39,10 +39,8 @@ where
     E: From<solgate_db::DbError> + From<tokio::task::JoinError> + Send + 'static,
     F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
 {
-    let span = tracing::Span::current();
-    let pool = db.clone();
+    let (pool, work) = (db.clone(), in_current_span(work));
     db.run_blocking(move || {
-        let _entered = span.enter();
         let mut conn = pool.conn()?;
         work(&mut conn)
     })
@@ -57,12 +55,7 @@ where
     E: From<solgate_db::DbError> + Send + 'static,
     F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
 {
-    let span = tracing::Span::current();
-    db.write(move |conn| {
-        let _entered = span.enter();
-        f(conn)
-    })
-    .await
+    db.write(in_current_span(f)).await
 }
 
 /// Runs a short keyed read ([`solgate_db::Database::read`]: on SQLite where it is awaited),
@@ -73,12 +66,20 @@ where
     E: From<solgate_db::DbError> + Send + 'static,
     F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
 {
+    db.read(in_current_span(f)).await
+}
+
+/// `f`, run in the span that is current here wherever it runs (another thread's logs
+/// then still carry the request's and operation's fields).
+fn in_current_span<T, E, F>(f: F) -> impl FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static
+where
+    F: FnOnce(&mut solgate_db::AnyConnection) -> Result<T, E> + Send + 'static,
+{
     let span = tracing::Span::current();
-    db.read(move |conn| {
+    move |conn| {
         let _entered = span.enter();
         f(conn)
-    })
-    .await
+    }
 }
 
 /// Keys of stored documents that are solgate's own bookkeeping, never shown to clients.

@@ -376,7 +376,7 @@ impl OperationPlan {
             }
         }
         json!({
-            "id": uuid::Uuid::new_v4().to_string(),
+            "id": solgate_db::new_id(),
             "vnfInstanceId": instance_id,
             "vnfLcmOpOccId": op_id,
             "operation": operation,

@@ -122,7 +122,7 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
             },
         )?;
         let now = now();
-        let id = uuid::Uuid::new_v4().to_string();
+        let id = solgate_db::new_id();
         let initial = operation.initial_state();
         let mut document = op_occ::new_document(&id, instance_id, operation.name(), params, initial, &now);
         document["isAutomaticInvocation"] = json!(automatic);

@@ -12,7 +12,7 @@ use diesel::prelude::*;
 use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use crate::error::{DbError, DbResult};
+use crate::error::{DbError, DbResult, TxFailure};
 use crate::group_commit::{self, GroupWriter};
 use crate::settings::DatabaseSettings;
 
@@ -214,27 +214,15 @@ impl Database {
             }
             return answer.await.unwrap_or_else(|_| Err(DbError::Cancelled.into()));
         }
-        /// `f`'s own error, or the transaction's.
-        enum Failed<E> {
-            Job(E),
-            Database(DbError),
-        }
-        impl<E> From<diesel::result::Error> for Failed<E> {
-            fn from(error: diesel::result::Error) -> Self {
-                Self::Database(error.into())
-            }
-        }
         let pool = self.clone();
         let written = self
             .run_blocking(move || {
-                let mut conn = pool.conn().map_err(Failed::Database)?;
-                write_transaction(&mut conn, |conn| f(conn).map_err(Failed::Job))
+                let mut conn = pool.conn().map_err(TxFailure::Database)?;
+                write_transaction(&mut conn, |conn| f(conn).map_err(TxFailure::Job))
             })
             .await;
         match written {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(Failed::Job(error))) => Err(error),
-            Ok(Err(Failed::Database(error))) => Err(error.into()),
+            Ok(result) => result.map_err(TxFailure::into_error),
             Err(_) => Err(DbError::Cancelled.into()),
         }
     }

@@ -31,3 +31,26 @@ impl DbError {
 }
 
 pub type DbResult<T> = Result<T, DbError>;
+
+/// Inside a write transaction or savepoint: the caller's own error, or the database's
+/// (beginning, releasing or committing it), told apart so the caller gets its own back.
+pub(crate) enum TxFailure<E> {
+    Job(E),
+    Database(DbError),
+}
+
+impl<E> From<diesel::result::Error> for TxFailure<E> {
+    fn from(error: diesel::result::Error) -> Self {
+        Self::Database(error.into())
+    }
+}
+
+impl<E: From<DbError>> TxFailure<E> {
+    /// The error the caller of the transaction sees.
+    pub(crate) fn into_error(self) -> E {
+        match self {
+            Self::Job(error) => error,
+            Self::Database(error) => error.into(),
+        }
+    }
+}

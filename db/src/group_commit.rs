@@ -21,7 +21,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
 use crate::any_connection::AnyConnection;
-use crate::error::DbError;
+use crate::error::{DbError, TxFailure};
 
 /// How long a leader waits for writers queued behind it before it commits. They are
 /// already waiting for the lock, so this bounds a rare slow hand-over, not the usual one.
@@ -292,12 +292,10 @@ where
     Box::new(move |conn| {
         let outcome = {
             let _in_job = InJob::enter();
-            member(conn, |conn| f(conn).map_err(Failed::Job))
+            member(conn, |conn| f(conn).map_err(TxFailure::Job))
         };
         let outcome: Result<T, E> = match outcome {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(Failed::Job(error))) => Err(error),
-            Ok(Err(Failed::Database(error))) => Err(DbError::Query(error).into()),
+            Ok(result) => result.map_err(TxFailure::into_error),
             Err(_panic) => {
                 tracing::error!("a write transaction panicked; its writes are undone");
                 Err(DbError::Cancelled.into())
@@ -312,18 +310,6 @@ where
             let _ = reply.send(result);
         })
     })
-}
-
-/// A job's own error, or one of the savepoint around it.
-enum Failed<E> {
-    Job(E),
-    Database(DieselError),
-}
-
-impl<E> From<DieselError> for Failed<E> {
-    fn from(error: DieselError) -> Self {
-        Self::Database(error)
-    }
 }
 
 type Panic = Box<dyn std::any::Any + Send + 'static>;

@@ -367,7 +367,7 @@ pub async fn create(state: web::Data<AppState>, tenant: Tenant, body: JsonBody) 
         return Err(ApiError::bad_request("extra must be an object."));
     }
 
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let mut document = json!({
         "id": id, "name": name, "description": description, "type": vim_type, "tenant_id": project,
         "auth_url": auth_url, "auth_cred": auth_cred, "vim_project": vim_project, "is_default": is_default,

@@ -424,7 +424,9 @@ pub fn parse_datetime(text: &str) -> Option<DateTime<Utc>> {
 /// The text form date-times are stored in so that text order is time order:
 /// `YYYY-MM-DDTHH:MM:SS.ffffffZ`, UTC, always six fractional digits.
 pub fn format_db_datetime(instant: &DateTime<Utc>) -> String {
-    instant.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+    // The same text as the format `%Y-%m-%dT%H:%M:%S%.6fZ`, without parsing that pattern
+    // at every call (several times per stored change).
+    instant.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1064,6 +1066,15 @@ mod tests {
             ["2026-11-22T01:34:40Z", "2026-11-22T01:34:40.000001Z", "2026-11-22T01:34:40.5Z", "2026-11-22T01:34:41Z"]
                 .map(|t| format_db_datetime(&parse_datetime(t).unwrap()));
         assert!(texts.windows(2).all(|w| w[0] < w[1]), "{texts:?}");
+        // Sub-microsecond digits are cut, not rounded; the earliest and latest years a
+        // filter can name keep four digits.
+        for (text, stored) in [
+            ("2026-11-22T01:34:40.9999999Z", "2026-11-22T01:34:40.999999Z"),
+            ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000000Z"),
+            ("9999-12-31T23:59:59.123456789+00:00", "9999-12-31T23:59:59.123456Z"),
+        ] {
+            assert_eq!(format_db_datetime(&parse_datetime(text).unwrap()), stored, "{text}");
+        }
     }
 
     #[test]

@@ -77,6 +77,24 @@ async fn instance_lifecycle(db: Db) {
     assert_eq!((vnfc_count(&instance, "VDU1"), vnfc_count(&instance, "VDU2")), (1, 1));
     assert_eq!(instance["instantiatedVnfInfo"]["scaleStatus"], json!([{"aspectId": "VDU1_scale", "scaleLevel": 0}]));
     assert!(instance["_links"]["terminate"].is_object() && instance["_links"].get("instantiate").is_none());
+    // The state filter (answered from the indexed column, not the document) sees the change.
+    let by_state = |state: &'static str| {
+        let app = &app;
+        async move {
+            let path = format!("/vnflcm/v2/vnf_instances?filter=(eq,instantiationState,{state})&all_records=yes");
+            let reply = send(v2(app, Method::GET, &path)).await;
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            reply
+                .json()
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|item| item["id"].as_str().map(str::to_owned))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(by_state("INSTANTIATED").await, std::slice::from_ref(&id));
+    assert!(by_state("NOT_INSTANTIATED").await.is_empty());
 
     // Scale out by 2 steps, then in by 1.
     let op_url =
@@ -409,6 +427,13 @@ async fn modify_info_patch(db: Db) {
     let instance = show_instance(&app, &id).await;
     assert_eq!(instance["vnfInstanceName"], "after");
     assert_eq!(instance["metadata"], json!({"a": "1"}));
+    // The name filter (answered from the indexed column) finds the new name only.
+    for (name, found) in [("after", 1), ("before", 0)] {
+        let path = format!("/vnflcm/v2/vnf_instances?filter=(eq,vnfInstanceName,{name})");
+        let reply = send(v2(&app, Method::GET, &path)).await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json().as_array().unwrap().len(), found, "{name}: {}", reply.text);
+    }
 }
 
 async fn credentials_never_leave(db: Db) {
@@ -469,6 +494,9 @@ async fn query_features_on_many_instances(db: Db) {
         async move { send(v2(app, Method::GET, &format!("/vnflcm/v2/vnf_instances{query}"))).await }
     };
     // Paging: 50 a page, `Link` with an absolute URI, every instance once, in id order.
+    // Ids are time-ordered: one created while a client pages comes on the last page (a
+    // random id could sort before the client's marker and never be seen).
+    let mut late = None;
     let mut seen = Vec::new();
     let mut next = Some(format!("{}/vnflcm/v2/vnf_instances", app.address));
     let mut pages = 0;
@@ -484,9 +512,18 @@ async fn query_features_on_many_instances(db: Db) {
             assert!(next.as_ref().unwrap().starts_with(&app.address));
         }
         pages += 1;
+        if pages == 1 {
+            let reply = send(v2(&app, Method::POST, "/vnflcm/v2/vnf_instances").json(&json!({
+                "vnfdId": vnfd_id, "vnfInstanceName": "vnf-0late", "metadata": {"tier": "late", "n": total}
+            })))
+            .await;
+            assert_eq!(reply.status, 201, "{}", reply.text);
+            late = reply.json()["id"].as_str().map(str::to_owned);
+        }
     }
     assert_eq!(pages, 5);
-    assert_eq!(seen.len(), total);
+    assert_eq!(seen.last(), late.as_ref(), "created while paging: last");
+    assert_eq!(seen.len(), total + 1);
     let mut sorted = seen.clone();
     sorted.sort();
     assert_eq!(seen, sorted, "stable id order across pages");
@@ -497,7 +534,7 @@ async fn query_features_on_many_instances(db: Db) {
         reply.json().as_array().unwrap().len()
     };
     assert_eq!(count(list(format!("?filter=(eq,vnfdId,{other_vnfd})&all_records=yes")).await), 60);
-    assert_eq!(count(list(format!("?filter=(neq,vnfdId,{other_vnfd})&all_records=yes")).await), 180);
+    assert_eq!(count(list(format!("?filter=(neq,vnfdId,{other_vnfd})&all_records=yes")).await), 181);
     assert_eq!(count(list("?filter=(in,vnfInstanceName,vnf-001,vnf-002,nope)".into()).await), 2);
     assert_eq!(count(list("?filter=(cont,vnfInstanceName,-00)".into()).await), 10);
     assert_eq!(count(list("?filter=(gte,vnfInstanceName,vnf-230)".into()).await), 10);

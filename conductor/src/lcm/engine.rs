@@ -746,7 +746,8 @@ async fn finish(
     let mut record = job.instance.clone();
     record.body = target;
     record.vnf_pkg_id = new_package.clone();
-    let packages = if old_package == new_package { vec![old_package] } else { vec![old_package, new_package] };
+    // Only a change of package changes packages' usage: the instance exists before and after.
+    let packages = if old_package == new_package { Vec::new() } else { vec![old_package, new_package] };
     let mut change = StateChange::to(if rolling_back { ROLLED_BACK } else { COMPLETED });
     change.instance = Some(InstanceChange { record, packages });
     transition(job, change).await

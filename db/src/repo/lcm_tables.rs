@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
 use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, RawInstance, SubscriptionRecord};
+use crate::repo::cached::cached_update;
 use crate::repo::list::{ListSpec, predicate};
 use crate::repo::now_text;
 
@@ -92,30 +93,91 @@ pub fn find_instance_raw(conn: &mut AnyConnection, id: &str) -> DbResult<Option<
         .map(|(id, body, row_version, project)| RawInstance { id, body, row_version, project }))
 }
 
-pub fn update_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbResult<bool> {
+/// What an instance row copies out of its document besides the instantiation state (for
+/// filters and indexes; changed only by a modify or a package change).
+type DescriptorColumns = (Option<String>, String, String, String, String, String, String);
+
+fn descriptor_columns_of(record: &InstanceRecord) -> DescriptorColumns {
     let body = &record.body;
-    let changed = diesel::update(instances::table.filter(instances::id.eq(&record.id)))
-        .set((
-            instances::vnf_instance_name.eq(optional_text(body, "vnfInstanceName")),
-            instances::vnfd_id.eq(text(body, "vnfdId")),
-            instances::vnf_pkg_id.eq(&record.vnf_pkg_id),
-            instances::vnf_provider.eq(text(body, "vnfProvider")),
-            instances::vnf_product_name.eq(text(body, "vnfProductName")),
-            instances::vnf_software_version.eq(text(body, "vnfSoftwareVersion")),
-            instances::vnfd_version.eq(text(body, "vnfdVersion")),
-            instances::instantiation_state.eq(text(body, "instantiationState")),
-            instances::body.eq(body.to_string()),
-            instances::updated_at.eq(now_text()),
-            instances::row_version.eq(instances::row_version + 1),
-        ))
-        .execute(conn)?;
+    (
+        optional_text(body, "vnfInstanceName"),
+        text(body, "vnfdId"),
+        record.vnf_pkg_id.clone(),
+        text(body, "vnfProvider"),
+        text(body, "vnfProductName"),
+        text(body, "vnfSoftwareVersion"),
+        text(body, "vnfdVersion"),
+    )
+}
+
+pub fn update_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbResult<bool> {
+    let (descriptor, state) = (descriptor_columns_of(record), text(&record.body, "instantiationState"));
+    let by_id = instances::id.eq(&record.id);
+    let body = record.body.to_string();
+    let (updated_at, row_version) = (now_text(), instances::row_version + 1);
+    // SQLite rewrites an index entry whenever its column is SET, same value or not: one
+    // page more in the commit for each. Most updates (an LCM operation's result) change
+    // only the document and perhaps the instantiation state, so SQLite is told only those.
+    // PostgreSQL compares values itself (a HOT update), so it is spared the extra read.
+    if let AnyConnection::Sqlite(_) = conn {
+        let stored = instances::table
+            .filter(by_id)
+            .select((
+                (
+                    instances::vnf_instance_name,
+                    instances::vnfd_id,
+                    instances::vnf_pkg_id,
+                    instances::vnf_provider,
+                    instances::vnf_product_name,
+                    instances::vnf_software_version,
+                    instances::vnfd_version,
+                ),
+                instances::instantiation_state,
+            ))
+            .get_result::<(DescriptorColumns, String)>(conn)
+            .optional()?;
+        let Some((stored_descriptor, stored_state)) = stored else { return Ok(false) };
+        if stored_descriptor == descriptor {
+            let changed = if stored_state == state {
+                let set = (instances::body.eq(body), instances::updated_at.eq(updated_at), instances::row_version.eq(row_version));
+                cached_update!(instances::table, by_id, set).execute(conn)?
+            } else {
+                let set = (
+                    instances::instantiation_state.eq(state),
+                    instances::body.eq(body),
+                    instances::updated_at.eq(updated_at),
+                    instances::row_version.eq(row_version),
+                );
+                cached_update!(instances::table, by_id, set).execute(conn)?
+            };
+            return Ok(changed > 0);
+        }
+    }
+    let (name, vnfd_id, vnf_pkg_id, provider, product_name, software_version, vnfd_version) = descriptor;
+    let changed = cached_update!(
+        instances::table,
+        by_id,
+        (
+            instances::vnf_instance_name.eq(name),
+            instances::vnfd_id.eq(vnfd_id),
+            instances::vnf_pkg_id.eq(vnf_pkg_id),
+            instances::vnf_provider.eq(provider),
+            instances::vnf_product_name.eq(product_name),
+            instances::vnf_software_version.eq(software_version),
+            instances::vnfd_version.eq(vnfd_version),
+            instances::instantiation_state.eq(state),
+            instances::body.eq(body),
+            instances::updated_at.eq(updated_at),
+            instances::row_version.eq(row_version),
+        )
+    )
+    .execute(conn)?;
     Ok(changed > 0)
 }
 
 pub fn lock_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
-    let locked = diesel::update(instances::table.filter(instances::id.eq(id)))
-        .set(instances::row_version.eq(instances::row_version + 1))
-        .execute(conn)?;
+    let lock = (instances::row_version.eq(instances::row_version + 1),);
+    let locked = cached_update!(instances::table, instances::id.eq(id), lock).execute(conn)?;
     Ok(locked > 0)
 }
 
@@ -236,10 +298,10 @@ pub fn update_op_guarded(conn: &mut AnyConnection, record: &OpOccRecord, expecte
     );
     // One conditional UPDATE (the rows it changed say whether the guard held), not boxed,
     // so Diesel keeps its prepared statement.
-    let guarded = op_occs::table.filter(op_occs::id.eq(&record.id)).filter(op_occs::operation_state.eq(expected_state));
+    let guarded = op_occs::id.eq(&record.id).and(op_occs::operation_state.eq(expected_state));
     let changed = match expected_owner {
-        Some(owner) => diesel::update(guarded.filter(op_occs::owner.eq(owner))).set(changes).execute(conn)?,
-        None => diesel::update(guarded.filter(op_occs::owner.is_null())).set(changes).execute(conn)?,
+        Some(owner) => cached_update!(op_occs::table, guarded.and(op_occs::owner.eq(owner)), changes).execute(conn)?,
+        None => cached_update!(op_occs::table, guarded.and(op_occs::owner.is_null()), changes).execute(conn)?,
     };
     Ok(changed > 0)
 }
@@ -297,16 +359,14 @@ pub fn claim_op(conn: &mut AnyConnection, id: &str, owner: &str, lease_expires_a
     let Some(pending) = record.pending_action.clone() else { return Ok(None) };
     // Conditional on the pending work still being there: of two conductors racing on a
     // repeated message, exactly one updates the row.
-    let claimed = diesel::update(
-        op_occs::table.filter(op_occs::id.eq(id)).filter(op_occs::pending_action.eq(&pending)),
-    )
-    .set((
+    let claim = (
         op_occs::owner.eq(owner),
         op_occs::lease_expires_at.eq(lease_expires_at),
         op_occs::pending_action.eq(None::<String>),
         op_occs::updated_at.eq(now_text()),
-    ))
-    .execute(conn)?;
+    );
+    let unclaimed = op_occs::id.eq(id).and(op_occs::pending_action.eq(&pending));
+    let claimed = cached_update!(op_occs::table, unclaimed, claim).execute(conn)?;
     if claimed == 0 {
         return Ok(None);
     }

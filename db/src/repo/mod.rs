@@ -3,6 +3,7 @@
 //! ([`crate::write_transaction`]).
 
 pub mod alarms;
+mod cached;
 pub mod conductors;
 pub mod fm_subscriptions;
 pub mod lcm;

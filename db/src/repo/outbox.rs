@@ -8,6 +8,7 @@ use diesel::prelude::*;
 
 use crate::connection::AnyConnection;
 use crate::error::DbResult;
+use crate::repo::cached::cached_update;
 use crate::repo::now_text;
 use crate::schema::rpc_outbox;
 
@@ -43,12 +44,9 @@ pub fn enqueue(conn: &mut AnyConnection, kind: &str, target_id: &str, major: u64
 }
 
 pub fn mark_published(conn: &mut AnyConnection, id: i64) -> DbResult<()> {
-    diesel::update(rpc_outbox::table.filter(rpc_outbox::id.eq(id)))
-        .set((
-            rpc_outbox::published_at.eq(now_text()),
-            rpc_outbox::publish_attempts.eq(rpc_outbox::publish_attempts + 1),
-        ))
-        .execute(conn)?;
+    let published =
+        (rpc_outbox::published_at.eq(now_text()), rpc_outbox::publish_attempts.eq(rpc_outbox::publish_attempts + 1));
+    cached_update!(rpc_outbox::table, rpc_outbox::id.eq(id), published).execute(conn)?;
     Ok(())
 }
 

@@ -56,7 +56,7 @@ pub async fn create(
             if package.operational_state() != "ENABLED" {
                 return Err(ApiError::unprocessable(format!("VnfPackage of vnfdId {vnfd_id} is not ENABLED.")));
             }
-            let id = uuid::Uuid::new_v4().to_string();
+            let id = solgate_db::new_id();
             let vnfd = &contents.vnfd;
             let mut document = Map::new();
             document.insert("id".into(), json!(id));

@@ -27,7 +27,7 @@ pub async fn ensure_onboarded(state: &AppState, tenant: &Tenant, vnfd_id: &str, 
     if vnfd_id.is_empty() || known(state, vnfd_id).await? {
         return Ok(());
     }
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let created_at = now();
     let record = PackageRecord {
         id: id.clone(),

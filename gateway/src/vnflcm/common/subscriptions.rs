@@ -79,7 +79,7 @@ pub async fn create(
     }
     callback.verify(state, &negotiated.version()).await?;
 
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let mut document = Map::new();
     document.insert("id".into(), json!(id));
     if let Some(filter) = &filter {

@@ -21,7 +21,7 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     let body = body.0.unwrap_or_else(|| json!({}));
     common::validate(&negotiated, "CreateVnfPkgInfoRequest", &body)?;
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let user_data = body.get("userDefinedData").cloned().unwrap_or_else(|| json!({}));
     let document = json!({
         "id": id,

@@ -39,7 +39,7 @@ pub async fn create(
     }
     callback.verify(&state, &negotiated.version()).await?;
 
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let document = new_document(
         &id,
         &request,

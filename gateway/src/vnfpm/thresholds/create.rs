@@ -36,7 +36,7 @@ pub async fn create(
     check_sub_objects(kind, &sub_objects, &object, &measured)?;
     callback.verify(&state, &negotiated.version()).await?;
 
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = solgate_db::new_id();
     let document = new_document(
         &id,
         &request,
