@@ -220,7 +220,7 @@ pub fn record_reports(
             }
         }
         let report = ReportRecord {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: solgate_db::new_id(),
             job_id: job.id.clone(),
             ready_time: now_text.clone(),
             body: json!({ "entries": entries }),

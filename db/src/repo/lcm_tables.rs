@@ -119,7 +119,8 @@ pub fn update_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbR
     // page more in the commit for each. Most updates (an LCM operation's result) change
     // only the document and perhaps the instantiation state, so SQLite is told only those.
     // PostgreSQL compares values itself (a HOT update), so it is spared the extra read.
-    if let AnyConnection::Sqlite(_) = conn {
+    // `Some((descriptor unchanged, state unchanged))` on SQLite, `None` on PostgreSQL.
+    let unchanged = if let AnyConnection::Sqlite(_) = conn {
         let stored = instances::table
             .filter(by_id)
             .select((
@@ -137,41 +138,33 @@ pub fn update_instance(conn: &mut AnyConnection, record: &InstanceRecord) -> DbR
             .get_result::<(DescriptorColumns, String)>(conn)
             .optional()?;
         let Some((stored_descriptor, stored_state)) = stored else { return Ok(false) };
-        if stored_descriptor == descriptor {
-            let changed = if stored_state == state {
-                let set = (instances::body.eq(body), instances::updated_at.eq(updated_at), instances::row_version.eq(row_version));
-                cached_update!(instances::table, by_id, set).execute(conn)?
-            } else {
-                let set = (
-                    instances::instantiation_state.eq(state),
-                    instances::body.eq(body),
-                    instances::updated_at.eq(updated_at),
-                    instances::row_version.eq(row_version),
-                );
-                cached_update!(instances::table, by_id, set).execute(conn)?
-            };
-            return Ok(changed > 0);
+        Some((stored_descriptor == descriptor, stored_state == state))
+    } else {
+        None
+    };
+    let document = (instances::body.eq(body), instances::updated_at.eq(updated_at), instances::row_version.eq(row_version));
+    let changed = match unchanged {
+        Some((true, true)) => cached_update!(instances::table, by_id, document).execute(conn)?,
+        Some((true, false)) => {
+            let set = (instances::instantiation_state.eq(state), document);
+            cached_update!(instances::table, by_id, set).execute(conn)?
         }
-    }
-    let (name, vnfd_id, vnf_pkg_id, provider, product_name, software_version, vnfd_version) = descriptor;
-    let changed = cached_update!(
-        instances::table,
-        by_id,
-        (
-            instances::vnf_instance_name.eq(name),
-            instances::vnfd_id.eq(vnfd_id),
-            instances::vnf_pkg_id.eq(vnf_pkg_id),
-            instances::vnf_provider.eq(provider),
-            instances::vnf_product_name.eq(product_name),
-            instances::vnf_software_version.eq(software_version),
-            instances::vnfd_version.eq(vnfd_version),
-            instances::instantiation_state.eq(state),
-            instances::body.eq(body),
-            instances::updated_at.eq(updated_at),
-            instances::row_version.eq(row_version),
-        )
-    )
-    .execute(conn)?;
+        _ => {
+            let (name, vnfd_id, vnf_pkg_id, provider, product_name, software_version, vnfd_version) = descriptor;
+            let set = (
+                instances::vnf_instance_name.eq(name),
+                instances::vnfd_id.eq(vnfd_id),
+                instances::vnf_pkg_id.eq(vnf_pkg_id),
+                instances::vnf_provider.eq(provider),
+                instances::vnf_product_name.eq(product_name),
+                instances::vnf_software_version.eq(software_version),
+                instances::vnfd_version.eq(vnfd_version),
+                instances::instantiation_state.eq(state),
+                document,
+            );
+            cached_update!(instances::table, by_id, set).execute(conn)?
+        }
+    };
     Ok(changed > 0)
 }
 
