@@ -383,6 +383,26 @@ mod tests {
         rpc_outbox::table.filter(rpc_outbox::id.eq(id)).count().get_result::<i64>(&mut *conn).unwrap() == 1
     }
 
+    /// SQLite is built without memory statistics and without a mutex per connection
+    /// (`.cargo/config.toml`): both cost a lock on every call, and the global one is
+    /// shared by every connection of the process.
+    #[test]
+    fn sqlite_is_built_without_per_call_locks() {
+        let (database, _dir) = database(2);
+        let mut conn = database.conn().unwrap();
+        let options: Vec<i32> = ["THREADSAFE=2", "DEFAULT_MEMSTATUS=0"]
+            .iter()
+            .map(|option| {
+                diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(&format!(
+                    "sqlite_compileoption_used('{option}')"
+                )))
+                .get_result(&mut *conn)
+                .unwrap()
+            })
+            .collect();
+        assert_eq!(options, [1, 1], "THREADSAFE=2, DEFAULT_MEMSTATUS=0");
+    }
+
     /// Many writers at once, every fourth failing after it wrote: each success is stored
     /// and readable from another connection the moment it returns, each failure left
     /// nothing, whatever batch it shared.

@@ -412,6 +412,9 @@ async fn modify_info_patch(db: Db) {
     let id = create_instance(&app, &vnfd_id, "before").await;
     // Read (and so cached) before the change: the read after it must show the change.
     assert_eq!(show_instance(&app, &id).await["vnfInstanceName"], "before");
+    for fields in ["", "?fields=vnfInstanceName"] {
+        assert_eq!(listed_name(&app, &id, fields).await, "before", "{fields}");
+    }
     let reply = send(
         v2(&app, Method::PATCH, &format!("/vnflcm/v2/vnf_instances/{id}"))
             .header("Content-Type", "application/merge-patch+json")
@@ -427,6 +430,10 @@ async fn modify_info_patch(db: Db) {
     let instance = show_instance(&app, &id).await;
     assert_eq!(instance["vnfInstanceName"], "after");
     assert_eq!(instance["metadata"], json!({"a": "1"}));
+    // The list's cached renderings (plain and with selectors) are of the old row version.
+    for fields in ["", "?fields=vnfInstanceName"] {
+        assert_eq!(listed_name(&app, &id, fields).await, "after", "{fields}");
+    }
     // The name filter (answered from the indexed column) finds the new name only.
     for (name, found) in [("after", 1), ("before", 0)] {
         let path = format!("/vnflcm/v2/vnf_instances?filter=(eq,vnfInstanceName,{name})");
@@ -434,6 +441,15 @@ async fn modify_info_patch(db: Db) {
         assert_eq!(reply.status, 200, "{}", reply.text);
         assert_eq!(reply.json().as_array().unwrap().len(), found, "{name}: {}", reply.text);
     }
+}
+
+/// The name an unfiltered list (with `query`, e.g. selectors) shows for the instance.
+async fn listed_name(app: &TestApp, id: &str, query: &str) -> Value {
+    let reply = send(v2(app, Method::GET, &format!("/vnflcm/v2/vnf_instances{query}"))).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let listed = reply.json();
+    let entry = listed.as_array().unwrap().iter().find(|entry| entry["id"] == id).cloned();
+    entry.expect("the instance is listed")["vnfInstanceName"].clone()
 }
 
 async fn credentials_never_leave(db: Db) {

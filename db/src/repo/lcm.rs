@@ -170,6 +170,23 @@ pub fn list_instances_raw(
     dispatch!(major, list_instances_raw(conn, backend, spec))
 }
 
+/// The ids and row versions of the instances [`list_instances_raw`] would return: what a
+/// reader holding renderings per row version needs to know which documents to read.
+pub fn list_instance_versions(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    major: LcmMajor,
+    spec: &ListSpec,
+) -> DbResult<Vec<(String, i64)>> {
+    dispatch!(major, list_instance_versions(conn, backend, spec))
+}
+
+/// The documents of these instances, unparsed (stamp: the row version), in no given order;
+/// ids that no longer exist are left out.
+pub fn instances_raw_by_ids(conn: &mut AnyConnection, major: LcmMajor, ids: &[String]) -> DbResult<Vec<RawDocument>> {
+    dispatch!(major, instances_raw_by_ids(conn, ids))
+}
+
 /// As [`list_ops`], the documents unparsed (stamp: the last update time).
 pub fn list_ops_raw(
     conn: &mut AnyConnection,

@@ -8,7 +8,7 @@ use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
 use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, RawInstance, SubscriptionRecord};
 use crate::repo::cached::cached_update;
-use crate::repo::list::{ListSpec, predicate};
+use crate::repo::list::{Db, ListSpec, predicate};
 use crate::repo::now_text;
 
 fn text(value: &Value, key: &str) -> String {
@@ -178,11 +178,9 @@ pub fn delete_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
     Ok(diesel::delete(instances::table.filter(instances::id.eq(id))).execute(conn)? > 0)
 }
 
-pub fn list_instances_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<RawDocument>> {
-    let mut query = instances::table
-        .select((instances::id, instances::row_version, instances::body))
-        .order(instances::id.asc())
-        .into_boxed();
+/// The rows of a list page: its predicates, project and keyset position, in id order.
+fn instance_page(backend: Backend, spec: &ListSpec) -> instances::BoxedQuery<'static, Db> {
+    let mut query = instances::table.order(instances::id.asc()).limit(spec.limit).into_boxed();
     for condition in &spec.predicates {
         query = query.filter(predicate::<instances::table>(backend, condition));
     }
@@ -192,8 +190,26 @@ pub fn list_instances_raw(conn: &mut AnyConnection, backend: Backend, spec: &Lis
     if let Some(after) = &spec.after_id {
         query = query.filter(instances::id.gt(after.clone()));
     }
-    Ok(query
-        .limit(spec.limit)
+    query
+}
+
+pub fn list_instances_raw(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<RawDocument>> {
+    Ok(instance_page(backend, spec)
+        .select((instances::id, instances::row_version, instances::body))
+        .load::<(String, i64, String)>(conn)?
+        .into_iter()
+        .map(|(id, version, body)| RawDocument { id, stamp: version.to_string(), body })
+        .collect())
+}
+
+pub fn list_instance_versions(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<(String, i64)>> {
+    Ok(instance_page(backend, spec).select((instances::id, instances::row_version)).load(conn)?)
+}
+
+pub fn instances_raw_by_ids(conn: &mut AnyConnection, ids: &[String]) -> DbResult<Vec<RawDocument>> {
+    Ok(instances::table
+        .filter(instances::id.eq_any(ids))
+        .select((instances::id, instances::row_version, instances::body))
         .load::<(String, i64, String)>(conn)?
         .into_iter()
         .map(|(id, version, body)| RawDocument { id, stamp: version.to_string(), body })

@@ -60,6 +60,40 @@ where
     D: Fn(&R) -> Value + Send + 'static,
     I: Fn(&R) -> String + Send + 'static,
 {
+    run_with(state, req, query, source, false).await
+}
+
+/// As [`run`], for a source whose rows are small (ids and stamps, not documents): a page
+/// without an in-memory filter is then one bounded range read of the id index, awaited in
+/// place where the backend allows it rather than handed to the blocking pool.
+pub async fn run_small_rows<R, F, D, I>(
+    state: &AppState,
+    req: &HttpRequest,
+    query: &ListQuery,
+    source: Source<F, D, I>,
+) -> ApiResult<Page<R>>
+where
+    R: Send + 'static,
+    F: Fn(&mut AnyConnection, Backend, &ListSpec) -> DbResult<Vec<R>> + Send + 'static,
+    D: Fn(&R) -> Value + Send + 'static,
+    I: Fn(&R) -> String + Send + 'static,
+{
+    run_with(state, req, query, source, true).await
+}
+
+async fn run_with<R, F, D, I>(
+    state: &AppState,
+    req: &HttpRequest,
+    query: &ListQuery,
+    source: Source<F, D, I>,
+    small_rows: bool,
+) -> ApiResult<Page<R>>
+where
+    R: Send + 'static,
+    F: Fn(&mut AnyConnection, Backend, &ListSpec) -> DbResult<Vec<R>> + Send + 'static,
+    D: Fn(&R) -> Value + Send + 'static,
+    I: Fn(&R) -> String + Send + 'static,
+{
     let Source { columns, page_size, fetch, document, id } = source;
     let (predicates, residual) = match &query.filter {
         Some(filter) => filter.split_for_columns(columns),
@@ -71,45 +105,45 @@ where
     let after = query.marker.as_ref().map(|marker| marker.last_id.clone());
     // A non-admin's list holds its own project's rows only, so no filter can reveal others.
     let project = super::Tenant::of(req).scope().map(str::to_owned);
-    let (items, more) = state
-        .db(move |conn| {
-            let batch = if residual.is_some() { 500 } else { wanted.min(10_000) };
-            let limit = i64::try_from(batch).unwrap_or(i64::MAX);
-            let mut spec = ListSpec { predicates, after_id: after, limit, project };
-            let mut kept: Vec<R> = Vec::new();
-            loop {
-                let rows = fetch(conn, backend, &spec).map_err(ApiError::internal)?;
-                let exhausted = rows.len() < batch;
-                let last_id = rows.last().map(&id);
-                for row in rows {
-                    let keep = match &residual {
-                        Some(filter) => {
-                            let mut shown = document(&row);
-                            super::scrub::scrub(&mut shown);
-                            filter.matches(&shown)
-                        }
-                        None => true,
-                    };
-                    if keep {
-                        kept.push(row);
-                        if kept.len() >= wanted {
-                            break;
-                        }
+    let in_place = small_rows && paged && residual.is_none();
+    let work = move |conn: &mut AnyConnection| {
+        let batch = if residual.is_some() { 500 } else { wanted.min(10_000) };
+        let limit = i64::try_from(batch).unwrap_or(i64::MAX);
+        let mut spec = ListSpec { predicates, after_id: after, limit, project };
+        let mut kept: Vec<R> = Vec::new();
+        loop {
+            let rows = fetch(conn, backend, &spec).map_err(ApiError::internal)?;
+            let exhausted = rows.len() < batch;
+            let last_id = rows.last().map(&id);
+            for row in rows {
+                let keep = match &residual {
+                    Some(filter) => {
+                        let mut shown = document(&row);
+                        super::scrub::scrub(&mut shown);
+                        filter.matches(&shown)
+                    }
+                    None => true,
+                };
+                if keep {
+                    kept.push(row);
+                    if kept.len() >= wanted {
+                        break;
                     }
                 }
-                if kept.len() >= wanted || exhausted {
-                    break;
-                }
-                spec.after_id = last_id;
             }
-            let more = paged && kept.len() > page_size;
-            if more {
-                kept.truncate(page_size);
+            if kept.len() >= wanted || exhausted {
+                break;
             }
-            let ids: Option<String> = kept.last().map(&id);
-            Ok((kept, if more { ids } else { None }))
-        })
-        .await?;
+            spec.after_id = last_id;
+        }
+        let more = paged && kept.len() > page_size;
+        if more {
+            kept.truncate(page_size);
+        }
+        let ids: Option<String> = kept.last().map(&id);
+        Ok((kept, if more { ids } else { None }))
+    };
+    let (items, more) = if in_place { state.read(work).await? } else { state.db(work).await? };
     let next_link = more.map(|last_id| query.next_link(&state.public_endpoint, req.path(), &last_id));
     Ok(Page { items, next_link })
 }

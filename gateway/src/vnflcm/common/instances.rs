@@ -5,9 +5,10 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Map, Value, json};
 use solgate_core::notify::{self, Event};
 use solgate_core::{certificates, now, vnfd, without_private};
-use solgate_db::repo::lcm::{self, InstanceRecord, RawDocument, columns};
+use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, RawDocument, columns};
 use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
+use solgate_sol013::ListQuery;
 
 use super::{major_of, present, validate};
 use crate::common::{Tenant, list};
@@ -109,6 +110,11 @@ pub async fn create(
 pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) -> ApiResult<HttpResponse> {
     let major = major_of(negotiated)?;
     let query = list::parse(req, negotiated, "VnfInstance")?;
+    let in_memory =
+        query.filter.as_ref().is_some_and(|filter| filter.split_for_columns(columns::INSTANCES).1.is_some());
+    if !in_memory {
+        return list_by_versions(state, req, negotiated, major, &query).await;
+    }
     let page = list::run(
         state,
         req,
@@ -124,22 +130,85 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
         },
     )
     .await?;
-    let version = negotiated.version();
     let selectors = list::selector_key(&query);
-    let entries: Vec<_> = page
-        .items
-        .iter()
-        .map(|raw| {
-            let key = format!("i{}|{}|{}|{version}|{selectors}", major.number(), raw.id, raw.stamp);
-            state.render_cache.get_or_render(key, || {
-                let stored: Value = serde_json::from_str(&raw.body).unwrap_or(Value::Null);
-                let links = present::instance_links(&state.links, major.number(), &stored);
-                let rendered = present::render(negotiated, "VnfInstance", &stored, links);
-                present::select(&query.selector, &present::INSTANCE_SELECTORS, rendered).to_string()
-            })
-        })
-        .collect();
+    let entries: Vec<_> =
+        page.items.iter().map(|raw| render_entry(state, negotiated, major, &query, &selectors, raw)).collect();
     Ok(list::respond_serialized(&entries, page.next_link))
+}
+
+/// A list whose filter SQL decides alone: the page is chosen by ids and row versions, and
+/// only documents whose rendering for this version and these selectors is not cached are
+/// read (a list of 100 otherwise copies out about 60 KB of documents it does not use).
+async fn list_by_versions(
+    state: &AppState,
+    req: &HttpRequest,
+    negotiated: &Negotiated,
+    major: LcmMajor,
+    query: &ListQuery,
+) -> ApiResult<HttpResponse> {
+    let page = list::run_small_rows(
+        state,
+        req,
+        query,
+        list::Source {
+            columns: columns::INSTANCES,
+            page_size: state.paging.vnf_instance_page_size,
+            fetch: move |conn: &mut solgate_db::AnyConnection, backend, spec: &_| {
+                lcm::list_instance_versions(conn, backend, major, spec)
+            },
+            // No residual filter on this path, so no document is asked for.
+            document: |_: &(String, i64)| Value::Null,
+            id: |(id, _): &(String, i64)| id.clone(),
+        },
+    )
+    .await?;
+    let selectors = list::selector_key(query);
+    let version = negotiated.version();
+    let keys: Vec<String> =
+        page.items.iter().map(|(id, row_version)| entry_key(major, id, *row_version, &version, &selectors)).collect();
+    let mut entries = state.render_cache.get_many(keys.iter().map(String::as_str));
+    let missing: Vec<String> =
+        page.items.iter().zip(&entries).filter(|(_, hit)| hit.is_none()).map(|((id, _), _)| id.clone()).collect();
+    if !missing.is_empty() {
+        let raws = state.read(move |conn| Ok(lcm::instances_raw_by_ids(conn, major, &missing)?)).await?;
+        let mut rendered: std::collections::HashMap<String, std::sync::Arc<str>> = raws
+            .iter()
+            .map(|raw| (raw.id.clone(), render_entry(state, negotiated, major, query, &selectors, raw)))
+            .collect();
+        for ((id, _), entry) in page.items.iter().zip(entries.iter_mut()) {
+            if entry.is_none() {
+                *entry = rendered.remove(id);
+            }
+        }
+    }
+    // An instance deleted between the two reads is left out, as if the page had been read
+    // after the delete.
+    let entries: Vec<_> = entries.into_iter().flatten().collect();
+    Ok(list::respond_serialized(&entries, page.next_link))
+}
+
+/// The render cache's key of a list entry.
+fn entry_key(major: LcmMajor, id: &str, stamp: impl std::fmt::Display, version: &str, selectors: &str) -> String {
+    format!("i{}|{id}|{stamp}|{version}|{selectors}", major.number())
+}
+
+/// One list entry: the stored document rendered for the negotiated version and the query's
+/// selectors, cached per row version (the key holds the version it was read at).
+fn render_entry(
+    state: &AppState,
+    negotiated: &Negotiated,
+    major: LcmMajor,
+    query: &ListQuery,
+    selectors: &str,
+    raw: &RawDocument,
+) -> std::sync::Arc<str> {
+    let key = entry_key(major, &raw.id, &raw.stamp, &negotiated.version(), selectors);
+    state.render_cache.get_or_render(key, || {
+        let stored: Value = serde_json::from_str(&raw.body).unwrap_or(Value::Null);
+        let links = present::instance_links(&state.links, major.number(), &stored);
+        let rendered = present::render(negotiated, "VnfInstance", &stored, links);
+        present::select(&query.selector, &present::INSTANCE_SELECTORS, rendered).to_string()
+    })
 }
 
 /// GET vnf_instances/{id}: the whole instance (selectors do not apply). The rendering is
