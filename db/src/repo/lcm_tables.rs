@@ -207,13 +207,17 @@ pub fn list_instance_versions(conn: &mut AnyConnection, backend: Backend, spec: 
 }
 
 pub fn instances_raw_by_ids(conn: &mut AnyConnection, ids: &[String]) -> DbResult<Vec<RawDocument>> {
-    Ok(instances::table
-        .filter(instances::id.eq_any(ids))
-        .select((instances::id, instances::row_version, instances::body))
-        .load::<(String, i64, String)>(conn)?
-        .into_iter()
-        .map(|(id, version, body)| RawDocument { id, stamp: version.to_string(), body })
-        .collect())
+    let mut documents = Vec::with_capacity(ids.len());
+    // SQLite binds one variable per id and allows 32,766 per statement; a list of all
+    // records can miss more than that.
+    for chunk in ids.chunks(500) {
+        let rows = instances::table
+            .filter(instances::id.eq_any(chunk))
+            .select((instances::id, instances::row_version, instances::body))
+            .load::<(String, i64, String)>(conn)?;
+        documents.extend(rows.into_iter().map(|(id, version, body)| RawDocument { id, stamp: version.to_string(), body }));
+    }
+    Ok(documents)
 }
 
 pub fn count_instances_of_package(conn: &mut AnyConnection, pkg_id: &str) -> DbResult<i64> {

@@ -169,8 +169,11 @@ async fn list_by_versions(
     let mut entries = state.render_cache.get_many(keys.iter().map(String::as_str));
     let missing: Vec<String> =
         page.items.iter().zip(&entries).filter(|(_, hit)| hit.is_none()).map(|((id, _), _)| id.clone()).collect();
-    if !missing.is_empty() {
-        let raws = state.read(move |conn| Ok(lcm::instances_raw_by_ids(conn, major, &missing)?)).await?;
+    let missing_count = missing.len();
+    if missing_count > 0 {
+        // A page's few misses are a keyed read; a list of all records can miss thousands.
+        let read = move |conn: &mut solgate_db::AnyConnection| Ok(lcm::instances_raw_by_ids(conn, major, &missing)?);
+        let raws = if missing_count <= 256 { state.read(read).await? } else { state.db(read).await? };
         let mut rendered: std::collections::HashMap<String, std::sync::Arc<str>> = raws
             .iter()
             .map(|raw| (raw.id.clone(), render_entry(state, negotiated, major, query, &selectors, raw)))
