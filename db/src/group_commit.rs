@@ -354,28 +354,10 @@ mod tests {
 
     use crate::repo::outbox;
     use crate::schema::rpc_outbox;
-    use crate::{Database, DatabaseSettings, DbError, write_transaction};
+    use crate::{Database, DbError, write_transaction};
 
-    fn database(pool_size: u32) -> (Database, tempfile_dir::Dir) {
-        let dir = tempfile_dir::Dir::new();
-        let url = format!("sqlite://{}", dir.0.join("test.db").display());
-        let database = Database::connect(&url, &DatabaseSettings { pool_size, ..Default::default() }).unwrap();
-        database.migrate().unwrap();
-        (database, dir)
-    }
-
-    mod tempfile_dir {
-        pub struct Dir(pub std::path::PathBuf);
-        impl Dir {
-            pub fn new() -> Self {
-                Self(std::env::temp_dir().join(format!("solgate-group-commit-{}", uuid::Uuid::new_v4())))
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
+    fn database(pool_size: u32) -> (Database, crate::TestDir) {
+        crate::test_database(pool_size)
     }
 
     fn stored(database: &Database, id: i64) -> bool {

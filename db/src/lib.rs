@@ -26,6 +26,26 @@ pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// A migrated SQLite database in a directory of its own, removed when the guard drops.
+#[cfg(test)]
+pub(crate) fn test_database(pool_size: u32) -> (Database, TestDir) {
+    let dir = TestDir(std::env::temp_dir().join(format!("solgate-db-test-{}", new_id())));
+    let url = format!("sqlite://{}", dir.0.join("test.db").display());
+    let database = Database::connect(&url, &DatabaseSettings { pool_size, ..Default::default() }).unwrap();
+    database.migrate().unwrap();
+    (database, dir)
+}
+
+#[cfg(test)]
+pub(crate) struct TestDir(std::path::PathBuf);
+
+#[cfg(test)]
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -76,7 +76,6 @@ mod tests {
 
     use crate::repo::lcm::{self, LcmMajor, OpOccRecord};
     use crate::repo::now_text;
-    use crate::{Database, DatabaseSettings};
 
     fn op(id: &str) -> OpOccRecord {
         let now = now_text();
@@ -100,10 +99,7 @@ mod tests {
     /// per connection however often it runs.
     #[test]
     fn hot_updates_keep_their_guards_and_are_compiled_once() {
-        let dir = std::env::temp_dir().join(format!("solgate-cached-{}", crate::new_id()));
-        let url = format!("sqlite://{}", dir.join("test.db").display());
-        let database = Database::connect(&url, &DatabaseSettings { pool_size: 1, ..Default::default() }).unwrap();
-        database.migrate().unwrap();
+        let (database, _dir) = crate::test_database(1);
         let mut conn = database.conn().unwrap();
         let compiled = Arc::new(Mutex::new(Vec::<String>::new()));
         let log = compiled.clone();
@@ -135,7 +131,5 @@ mod tests {
             compiled.lock().unwrap().iter().filter(|sql| sql.starts_with("UPDATE")).cloned().collect();
         // The claim, and the state change with an owner and without one.
         assert_eq!(updates.len(), 3, "{updates:#?}");
-        drop(conn);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -379,16 +379,12 @@ mod tests {
 
     use super::{InstanceRecord, LcmMajor};
     use crate::repo::{lcm, now_text};
-    use crate::{Database, DatabaseSettings};
 
     /// Documents by id come back for the ids that exist, however many are asked for (SQLite
     /// allows 32,766 variables per statement; a list of all records can miss more).
     #[test]
     fn instances_are_read_back_by_many_ids() {
-        let dir = std::env::temp_dir().join(format!("solgate-by-ids-{}", crate::new_id()));
-        let url = format!("sqlite://{}", dir.join("test.db").display());
-        let database = Database::connect(&url, &DatabaseSettings { pool_size: 1, ..Default::default() }).unwrap();
-        database.migrate().unwrap();
+        let (database, _dir) = crate::test_database(1);
         let mut conn = database.conn().unwrap();
         let major = LcmMajor::V2;
         let mut ids: Vec<String> = (0..40_000).map(|n| format!("absent-{n}")).collect();
@@ -410,7 +406,5 @@ mod tests {
             lcm::instances_raw_by_ids(&mut conn, major, &ids).unwrap().into_iter().map(|raw| raw.id).collect();
         found.sort();
         assert_eq!(found, ["instance-0", "instance-39999", "instance-499", "instance-500"]);
-        drop(conn);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

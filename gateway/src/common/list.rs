@@ -60,33 +60,26 @@ where
     D: Fn(&R) -> Value + Send + 'static,
     I: Fn(&R) -> String + Send + 'static,
 {
-    run_with(state, req, query, source, false).await
+    run_sized(state, req, query, source, Rows::Documents).await
 }
 
-/// As [`run`], for a source whose rows are small (ids and stamps, not documents): a page
-/// without an in-memory filter is then one bounded range read of the id index, awaited in
-/// place where the backend allows it rather than handed to the blocking pool.
-pub async fn run_small_rows<R, F, D, I>(
+/// What a source's rows hold, which decides where a page of them is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// Stored documents: read on the blocking pool.
+    Documents,
+    /// Ids and stamps only: a page without an in-memory filter is one bounded range read of
+    /// the id index, awaited in place where the backend allows it.
+    Small,
+}
+
+/// As [`run`], with the size of the source's rows said.
+pub async fn run_sized<R, F, D, I>(
     state: &AppState,
     req: &HttpRequest,
     query: &ListQuery,
     source: Source<F, D, I>,
-) -> ApiResult<Page<R>>
-where
-    R: Send + 'static,
-    F: Fn(&mut AnyConnection, Backend, &ListSpec) -> DbResult<Vec<R>> + Send + 'static,
-    D: Fn(&R) -> Value + Send + 'static,
-    I: Fn(&R) -> String + Send + 'static,
-{
-    run_with(state, req, query, source, true).await
-}
-
-async fn run_with<R, F, D, I>(
-    state: &AppState,
-    req: &HttpRequest,
-    query: &ListQuery,
-    source: Source<F, D, I>,
-    small_rows: bool,
+    rows: Rows,
 ) -> ApiResult<Page<R>>
 where
     R: Send + 'static,
@@ -105,7 +98,7 @@ where
     let after = query.marker.as_ref().map(|marker| marker.last_id.clone());
     // A non-admin's list holds its own project's rows only, so no filter can reveal others.
     let project = super::Tenant::of(req).scope().map(str::to_owned);
-    let in_place = small_rows && paged && residual.is_none();
+    let in_place = rows == Rows::Small && paged && residual.is_none();
     let work = move |conn: &mut AnyConnection| {
         let batch = if residual.is_some() { 500 } else { wanted.min(10_000) };
         let limit = i64::try_from(batch).unwrap_or(i64::MAX);

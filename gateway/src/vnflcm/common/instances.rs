@@ -130,9 +130,12 @@ pub async fn list(state: &AppState, req: &HttpRequest, negotiated: &Negotiated) 
         },
     )
     .await?;
-    let selectors = list::selector_key(&query);
-    let entries: Vec<_> =
-        page.items.iter().map(|raw| render_entry(state, negotiated, major, &query, &selectors, raw)).collect();
+    let (version, selectors) = (negotiated.version(), list::selector_key(&query));
+    let entries: Vec<_> = page
+        .items
+        .iter()
+        .map(|raw| render_entry(state, negotiated, major, &query, &version, &selectors, raw))
+        .collect();
     Ok(list::respond_serialized(&entries, page.next_link))
 }
 
@@ -146,7 +149,7 @@ async fn list_by_versions(
     major: LcmMajor,
     query: &ListQuery,
 ) -> ApiResult<HttpResponse> {
-    let page = list::run_small_rows(
+    let page = list::run_sized(
         state,
         req,
         query,
@@ -160,6 +163,7 @@ async fn list_by_versions(
             document: |_: &(String, i64)| Value::Null,
             id: |(id, _): &(String, i64)| id.clone(),
         },
+        list::Rows::Small,
     )
     .await?;
     let selectors = list::selector_key(query);
@@ -176,7 +180,7 @@ async fn list_by_versions(
         let raws = if missing_count <= 256 { state.read(read).await? } else { state.db(read).await? };
         let mut rendered: std::collections::HashMap<String, std::sync::Arc<str>> = raws
             .iter()
-            .map(|raw| (raw.id.clone(), render_entry(state, negotiated, major, query, &selectors, raw)))
+            .map(|raw| (raw.id.clone(), render_entry(state, negotiated, major, query, &version, &selectors, raw)))
             .collect();
         for ((id, _), entry) in page.items.iter().zip(entries.iter_mut()) {
             if entry.is_none() {
@@ -202,10 +206,11 @@ fn render_entry(
     negotiated: &Negotiated,
     major: LcmMajor,
     query: &ListQuery,
+    version: &str,
     selectors: &str,
     raw: &RawDocument,
 ) -> std::sync::Arc<str> {
-    let key = entry_key(major, &raw.id, &raw.stamp, &negotiated.version(), selectors);
+    let key = entry_key(major, &raw.id, &raw.stamp, version, selectors);
     state.render_cache.get_or_render(key, || {
         let stored: Value = serde_json::from_str(&raw.body).unwrap_or(Value::Null);
         let links = present::instance_links(&state.links, major.number(), &stored);
