@@ -121,6 +121,12 @@ fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
         // The Grant is stored with this transition: nothing is pending any more.
         private.shift_remove("pendingGrant");
     }
+    if change.grant.is_some()
+        && let Some(private) = op.body.get_mut(PRIVATE_KEY).and_then(Value::as_object_mut)
+    {
+        // A stored Grant replaces a local one (an NFVO configured since).
+        private.shift_remove(LOCAL_GRANT);
+    }
     match &change.error {
         Some(error) => op_occ::set_error(&mut op.body, Some(error.clone())),
         None if matches!(change.to, PROCESSING | COMPLETED) => op_occ::set_error(&mut op.body, None),
@@ -139,6 +145,27 @@ fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
         map.shift_remove("cancelMode");
         map.shift_remove(PRIVATE_KEY);
     }
+}
+
+/// The private flag of an occurrence whose grant is the local NFVO's ([`use_local_grant`]).
+const LOCAL_GRANT: &str = "localGrant";
+
+/// Gives the occurrence the local NFVO's `grant`, which is not stored: nothing reads a local
+/// grant back (an external NFVO's Grant is stored, for retries and resumption), so its
+/// occurrence writes no grant row when it starts and deletes none when it ends.
+pub fn use_local_grant(body: &mut Value, grant: &Value) {
+    body["grantId"] = grant["id"].clone();
+    if !body.get(PRIVATE_KEY).is_some_and(Value::is_object) {
+        body[PRIVATE_KEY] = json!({});
+    }
+    body[PRIVATE_KEY][LOCAL_GRANT] = json!(true);
+}
+
+/// Whether a grant row may exist for the occurrence (read before its transition: a final
+/// state drops the private part). An occurrence from before local grants went unstored
+/// does not say, and may have one.
+fn may_have_grant_row(op: &OpOccRecord) -> bool {
+    op.body[PRIVATE_KEY][LOCAL_GRANT] != true
 }
 
 /// How many journal entries an occurrence keeps (the newest).
@@ -173,7 +200,7 @@ fn record(
     from: &str,
     owner: Option<&str>,
     change: &StateChange,
-    drop_work: bool,
+    drop: Drops,
     status: &'static str,
     instance: Option<&Value>,
 ) -> DbResult<bool> {
@@ -183,10 +210,10 @@ fn record(
     if let Some(grant) = &change.grant {
         lcm::insert_grant(conn, major, &op.id, grant)?;
     }
-    if op_occ::is_final(change.to) {
+    if drop.grant {
         lcm::delete_grant(conn, major, &op.id)?;
     }
-    if drop_work {
+    if drop.work {
         outbox::complete(conn, &op.id)?;
     }
     if let Some(InstanceChange { record, packages }) = &change.instance {
@@ -212,6 +239,24 @@ fn record(
     Ok(true)
 }
 
+/// What a transition removes besides changing the occurrence: its work's outbox rows (its
+/// pending work ends), its grant row (it ends, and may have one).
+#[derive(Debug, Clone, Copy)]
+struct Drops {
+    work: bool,
+    grant: bool,
+}
+
+impl Drops {
+    /// For `op` as read, entering `to`.
+    fn of(op: &OpOccRecord, to: &str) -> Self {
+        Self {
+            work: op.pending_action.is_some() && !is_running(to),
+            grant: op_occ::is_final(to) && may_have_grant_row(op),
+        }
+    }
+}
+
 /// Makes transitions: the database, the links notifications carry, the metrics.
 #[derive(Clone)]
 pub struct StateMachine {
@@ -234,7 +279,7 @@ impl StateMachine {
         instance: Option<Value>,
     ) -> Result<bool, CoreError> {
         let from = op.state().to_owned();
-        let drop_work = op.pending_action.is_some() && !is_running(change.to);
+        let drop = Drops::of(op, change.to);
         let status = notification_status(change.to, op.operation(), Some(&from));
         let mut next = op.clone();
         enter(&mut next, &change, &now());
@@ -244,18 +289,7 @@ impl StateMachine {
             let (links, shared) = (self.links.clone(), shared.clone());
             crate::db_write(&self.db, move |conn| -> Result<bool, CoreError> {
                 let Transition { next, from, owner, change, instance } = &*shared;
-                Ok(record(
-                    conn,
-                    major,
-                    &links,
-                    next,
-                    from,
-                    owner.as_deref(),
-                    change,
-                    drop_work,
-                    status,
-                    instance.as_ref(),
-                )?)
+                Ok(record(conn, major, &links, next, from, owner.as_deref(), change, drop, status, instance.as_ref())?)
             })
         };
         let to = shared.change.to;
@@ -301,11 +335,11 @@ impl StateMachine {
         instance: Option<&Value>,
     ) -> Result<Option<OpOccRecord>, CoreError> {
         let from = op.state();
-        let drop_work = op.pending_action.is_some() && !is_running(change.to);
+        let drop = Drops::of(op, change.to);
         let status = notification_status(change.to, op.operation(), Some(from));
         let mut next = op.clone();
         enter(&mut next, change, &now());
-        let applied = record(conn, major, &self.links, &next, from, owner, change, drop_work, status, instance)?;
+        let applied = record(conn, major, &self.links, &next, from, owner, change, drop, status, instance)?;
         Ok(applied.then_some(next))
     }
 

@@ -2,14 +2,15 @@
 //! transactions that take SQLite's write lock up front (through the group committer where
 //! one runs).
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, LazyLock, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel::r2d2::{ConnectionManager, CustomizeConnection, ManageConnection, Pool, PooledConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::error::{DbError, DbResult, TxFailure};
@@ -21,8 +22,45 @@ pub const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migration
 
 pub use crate::any_connection::{AnyConnection, Backend};
 
-pub type DbPool = Pool<ConnectionManager<AnyConnection>>;
-pub type DbConn = PooledConnection<ConnectionManager<AnyConnection>>;
+pub type DbPool = Pool<PoolManager>;
+pub type DbConn = PooledConnection<PoolManager>;
+
+/// How long a pooled PostgreSQL connection is trusted after its last check. Checking on
+/// every checkout (r2d2's `test_on_check_out`) cost a `SELECT 1` round trip per piece of
+/// database work: eight per LCM operation, a fifth of all its statements. A connection the
+/// server dropped while in use is found at its next checkout after this, and replaced.
+const PG_CHECK_AFTER: Duration = Duration::from_secs(1);
+
+/// When a PostgreSQL connection last answered its check (kept with the pooled connection).
+struct CheckedAt(Instant);
+
+thread_local! {
+    /// Set just before a connection found dead is dropped on this thread: r2d2 then asks
+    /// [`PoolManager::has_broken`], on the same thread, whether to keep it.
+    static DISCARD_ON_RETURN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Diesel's connection manager, which can also discard a connection [`Database::conn`]
+/// found dead (r2d2 keeps every returned connection its manager does not call broken).
+#[derive(Debug)]
+pub struct PoolManager(ConnectionManager<AnyConnection>);
+
+impl ManageConnection for PoolManager {
+    type Connection = AnyConnection;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<AnyConnection, Self::Error> {
+        self.0.connect()
+    }
+
+    fn is_valid(&self, conn: &mut AnyConnection) -> Result<(), Self::Error> {
+        self.0.is_valid(conn)
+    }
+
+    fn has_broken(&self, conn: &mut AnyConnection) -> bool {
+        DISCARD_ON_RETURN.replace(false) || self.0.has_broken(conn)
+    }
+}
 
 /// Which backend a URL names; `MultiConnection::establish` would try them in order and
 /// SQLite accepts any string as a path, so we decide ourselves.
@@ -130,15 +168,15 @@ impl Database {
                 .map_err(|error| DbError::Connect(error.to_string()))?;
             }
         }
-        let manager = ConnectionManager::<AnyConnection>::new(match backend {
+        let manager = PoolManager(ConnectionManager::<AnyConnection>::new(match backend {
             Backend::Sqlite => sqlite_path(url).to_owned(),
             Backend::Postgres => url.to_owned(),
-        });
+        }));
         let pool = Pool::builder()
             .max_size(settings.pool_size.max(1))
-            // A query per checkout to find a connection the server dropped: a SQLite file's
-            // connections are never dropped, and most database work is one checkout.
-            .test_on_check_out(backend == Backend::Postgres)
+            // A SQLite file's connections are never dropped; PostgreSQL's are checked by
+            // `Database::conn`, at most once per `PG_CHECK_AFTER`.
+            .test_on_check_out(false)
             .connection_timeout(Duration::from_secs(settings.connect_timeout_secs.max(1)))
             .connection_customizer(Box::new(SqlitePragmas::of(settings)))
             .build(manager)
@@ -227,6 +265,27 @@ impl Database {
         }
     }
 
+    /// Runs one small write that needs no transaction of its own ([`write_once`]): on
+    /// SQLite in the group committer's batch, as [`Database::write`]; on PostgreSQL as one
+    /// autocommitted statement, one round trip instead of BEGIN, the write and COMMIT.
+    pub async fn write_once<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> Result<T, E> + Send + 'static,
+    {
+        if self.backend == Backend::Sqlite {
+            return self.write(f).await;
+        }
+        let pool = self.clone();
+        self.run_blocking(move || {
+            let mut conn = pool.conn()?;
+            f(&mut conn)
+        })
+        .await
+        .unwrap_or_else(|_| Err(DbError::Cancelled.into()))
+    }
+
     /// Runs a short read (a lookup by key) where it is awaited: SQLite answers one in a few
     /// microseconds, less than handing it to the blocking pool and back costs in thread
     /// switches. On PostgreSQL (a network round trip), or when no pooled connection is idle,
@@ -252,8 +311,37 @@ impl Database {
         .unwrap_or_else(|_| Err(DbError::Cancelled.into()))
     }
 
+    /// A pooled connection. A PostgreSQL connection not checked within `PG_CHECK_AFTER`
+    /// answers a `SELECT 1` first; one that does not (the server restarted, or dropped it)
+    /// is discarded and the next one tried, as r2d2's own check on checkout would.
     pub fn conn(&self) -> DbResult<DbConn> {
-        Ok(self.pool.get()?)
+        let mut tries = 0;
+        loop {
+            let mut conn = self.pool.get()?;
+            if self.backend == Backend::Sqlite
+                || PooledConnection::extensions(&conn)
+                    .get::<CheckedAt>()
+                    .is_some_and(|at| at.0.elapsed() < PG_CHECK_AFTER)
+            {
+                return Ok(conn);
+            }
+            match conn.batch_execute("SELECT 1") {
+                Ok(()) => {
+                    PooledConnection::extensions_mut(&mut conn).insert(CheckedAt(Instant::now()));
+                    return Ok(conn);
+                }
+                Err(error) => {
+                    DISCARD_ON_RETURN.set(true);
+                    drop(conn);
+                    tries += 1;
+                    // Every pooled connection may be dead (a restarted server); past them,
+                    // the pool connects afresh, so a further failure is the server's answer.
+                    if tries > self.pool.max_size() {
+                        return Err(error.into());
+                    }
+                }
+            }
+        }
     }
 
     /// Applies pending migrations of this backend's tree; returns their names.

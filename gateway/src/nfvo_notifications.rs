@@ -27,7 +27,7 @@ use crate::route::resource;
 use crate::settings::NFVO_NOTIFICATIONS_PATH as PATH;
 use crate::sol013::JsonBody;
 use crate::state::AppState;
-use crate::vnfpkgm::vnf_packages::delete::{delete_row, remove_files, users};
+use crate::vnfpkgm::vnf_packages::delete::{delete_row, in_use, remove_files};
 use crate::vnfpkgm::vnf_packages::modify::store_change;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -100,7 +100,7 @@ async fn notify(state: web::Data<AppState>, req: HttpRequest, payload: web::Payl
                     return Ok(Outcome::Unchanged);
                 }
                 let wanted = match change {
-                    Change::Deleted if users(conn, &record.id)? == 0 => {
+                    Change::Deleted if !in_use(conn, &record.id)? => {
                         delete_row(conn, &links, &record)?;
                         return Ok(Outcome::Deleted(record.id));
                     }

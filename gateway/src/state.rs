@@ -118,8 +118,8 @@ impl AppState {
         tokio::spawn(async move {
             match rpc.publish(&message).await {
                 Ok(()) => {
-                    // In the group commit's batch on SQLite, not a commit of its own.
-                    let _ = db.write(move |conn| outbox::mark_published(conn, outbox_id)).await;
+                    // In the group commit's batch on SQLite, one statement on PostgreSQL.
+                    let _ = db.write_once(move |conn| outbox::mark_published(conn, outbox_id)).await;
                 }
                 Err(error) => {
                     tracing::warn!(%error, id = %message.id, "publish failed; the outbox relay will retry");

@@ -674,6 +674,12 @@ async fn a_retried_operation_does_not_ask_twice() {
     for vnfc in instance["instantiatedVnfInfo"]["vnfcResourceInfo"].as_array().unwrap() {
         assert_eq!(vnfc["computeResource"]["vimConnectionId"], GRANTED_VIM, "{vnfc}");
     }
+    // A final occurrence keeps no grant.
+    let database = app.database();
+    let mut conn = database.conn().unwrap();
+    let op_id = op["id"].as_str().unwrap();
+    let kept = solgate_db::repo::lcm::find_grant(&mut conn, solgate_db::repo::lcm::LcmMajor::V2, op_id).unwrap();
+    assert!(kept.is_none(), "the grant outlived its COMPLETED occurrence: {kept:?}");
 }
 
 #[tokio::test]

@@ -237,3 +237,43 @@ async fn a_vim_that_keeps_failing_ends_failed_temp_and_retry_completes_once_it_i
     assert!(op["error"]["detail"].as_str().unwrap().contains("(attempt 1, run 1)"), "{op}");
     assert_eq!(retries_counted(&app).await, before);
 }
+
+/// PostgreSQL dropped every connection of the app (a restart, a failover, an
+/// administrator's `pg_terminate_backend`): the next requests and LCM operations get fresh
+/// connections instead of errors. A pooled connection is checked again when its last check
+/// is over a second old (not before every use: that was a round trip per database call).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_connections_the_server_dropped_are_replaced() {
+    use diesel::{Connection, RunQueryDsl};
+    let Some(app) = TestApp::spawn_on(crate::helpers::Db::Postgres, |_| {}).await else { return };
+    let vnfd_id = install_sample_package(&app);
+    let first = create_instance(&app, &vnfd_id, "before").await;
+    // Several requests at once: several pooled connections.
+    let lists = (0..6).map(|_| send(v2(&app, reqwest::Method::GET, "/vnflcm/v2/vnf_instances")));
+    for reply in futures::future::join_all(lists).await {
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+    let name = app.database_url.rsplit('/').next().unwrap().to_owned();
+    let admin_url = std::env::var("SOLGATE_TEST_POSTGRES_URL").unwrap();
+    let mut admin = diesel::PgConnection::establish(&admin_url).unwrap();
+    #[derive(diesel::QueryableByName)]
+    struct Terminated {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        count: i64,
+    }
+    let terminated = diesel::sql_query(format!(
+        "SELECT count(pg_terminate_backend(pid)) AS count FROM pg_stat_activity WHERE datname = '{name}'"
+    ))
+    .get_result::<Terminated>(&mut admin)
+    .unwrap();
+    assert!(terminated.count > 0, "the app had no connection to drop");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    for n in 0..10 {
+        let reply = send(v2(&app, reqwest::Method::GET, &format!("/vnflcm/v2/vnf_instances/{first}"))).await;
+        assert_eq!(reply.status, 200, "read {n} after the connections were dropped: {}", reply.text);
+    }
+    let second = create_instance(&app, &vnfd_id, "after").await;
+    let op_url = task(&app, &second, "instantiate", json!({"flavourId": "simple"})).await;
+    let op = wait_op(&app, &op_url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+}

@@ -67,6 +67,8 @@ async fn instance_lifecycle(db: Db) {
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     assert_eq!(op["operation"], "INSTANTIATE");
     assert_eq!(op["vnfInstanceId"], id.as_str());
+    // The local NFVO's grant (not stored: nothing reads it back) still names itself.
+    assert_eq!(op["grantId"].as_str().map(str::len), Some(36), "{op}");
     assert!(
         op["resourceChanges"]["affectedVnfcs"].as_array().unwrap().iter().all(|vnfc| vnfc["changeType"] == "ADDED")
     );

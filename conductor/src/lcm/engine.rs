@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use solgate_core::instance::{self, inventory_of, resource_changes};
-use solgate_core::lifecycle::{InstanceChange, StateChange};
+use solgate_core::lifecycle::{self, InstanceChange, StateChange};
 use solgate_core::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
 use solgate_core::operation::{InfraWork, LcmOperation, NO_VIM, OperationPlan, PlanRequest};
 use solgate_core::requests::{CANCELLED, plan_rollback};
@@ -82,7 +82,7 @@ pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Resu
 /// `None` (and nothing written) when [`start`] must take its usual way.
 fn start_in_claim(
     conn: &mut solgate_db::AnyConnection,
-    machine: &solgate_core::lifecycle::StateMachine,
+    machine: &lifecycle::StateMachine,
     major: LcmMajor,
     op: &mut OpOccRecord,
     owner: &str,
@@ -94,9 +94,8 @@ fn start_in_claim(
     let Some(instance) = lcm::find_instance(conn, major, op.vnf_instance_id())? else { return Ok(None) };
     let grant = plan.local_grant(&instance.body, &instance.id, &op.id, op.operation());
     // As `start` does; should the transition not apply, `start` sets it again with its own grant.
-    op.body["grantId"] = grant["id"].clone();
-    let mut change = StateChange::to(PROCESSING);
-    change.grant = Some(grant);
+    lifecycle::use_local_grant(&mut op.body, &grant);
+    let change = StateChange::to(PROCESSING);
     match machine.record_in(conn, major, op, Some(owner), &change, Some(&instance.body))? {
         Some(next) => {
             *op = next;
@@ -104,6 +103,13 @@ fn start_in_claim(
         }
         None => Ok(None),
     }
+}
+
+/// The grant an operation starts with: an external NFVO's, stored with the transition, or
+/// the local NFVO's, which is not ([`lifecycle::use_local_grant`]).
+enum Granted {
+    Stored(Value),
+    Local(Value),
 }
 
 /// Everything one run needs.
@@ -193,7 +199,7 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
         };
         let grant = if needs_external_grant(&job) {
             match external_grant(&job, &mut plan, true).await {
-                Ok(grant) => grant,
+                Ok(grant) => grant.map(Granted::Stored),
                 // The NFVO said no: nothing was done (SOL003: ROLLED_BACK before processing).
                 Err(GrantError::Rejected(problem)) => {
                     let mut change = StateChange::to(ROLLED_BACK);
@@ -206,12 +212,16 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
                 }
             }
         } else {
-            Some(plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation()))
+            Some(Granted::Local(plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation())))
         };
         let mut change = StateChange::to(PROCESSING);
-        if let Some(grant) = grant {
-            job.op.body["grantId"] = grant["id"].clone();
-            change.grant = Some(grant);
+        match grant {
+            Some(Granted::Stored(grant)) => {
+                job.op.body["grantId"] = grant["id"].clone();
+                change.grant = Some(grant);
+            }
+            Some(Granted::Local(grant)) => lifecycle::use_local_grant(&mut job.op.body, &grant),
+            None => {}
         }
         transition(&mut job, change).await?;
         let current = inventory_of(&job.instance.body);

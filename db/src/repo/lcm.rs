@@ -156,6 +156,12 @@ pub fn lock_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbR
     dispatch!(major, lock_instance(conn, id))
 }
 
+/// [`lock_instance`] and the instance as it is then (its row version moved on by one), in
+/// one statement (`UPDATE … RETURNING`). `None` if there is no such instance.
+pub fn lock_and_find_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<InstanceRecord>> {
+    dispatch!(major, lock_and_find_instance(conn, id))
+}
+
 pub fn delete_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<bool> {
     dispatch!(major, delete_instance(conn, id))
 }
@@ -198,8 +204,11 @@ pub fn list_ops_raw(
 }
 
 /// Instances of this major created from the package.
-pub fn count_instances_of_package(conn: &mut AnyConnection, major: LcmMajor, pkg_id: &str) -> DbResult<i64> {
-    dispatch!(major, count_instances_of_package(conn, pkg_id))
+/// Whether any instance of `major` uses the package. An EXISTS, not a count: the answer
+/// comes from the first index entry, however many instances a package has (every LCM
+/// operation that changes an instance asks it).
+pub fn package_has_instances(conn: &mut AnyConnection, major: LcmMajor, pkg_id: &str) -> DbResult<bool> {
+    dispatch!(major, package_has_instances(conn, pkg_id))
 }
 
 /// All instances (for the v1 → v2 migration and the usageState sweep).
@@ -406,5 +415,33 @@ mod tests {
             lcm::instances_raw_by_ids(&mut conn, major, &ids).unwrap().into_iter().map(|raw| raw.id).collect();
         found.sort();
         assert_eq!(found, ["instance-0", "instance-39999", "instance-499", "instance-500"]);
+    }
+
+    /// Locking an instance reads it back as it is then, and tells whether a package is in
+    /// use from its instances, in either major.
+    #[test]
+    fn an_instance_is_locked_and_read_in_one_statement() {
+        let (database, _dir) = crate::test_database(1);
+        let mut conn = database.conn().unwrap();
+        let now = now_text();
+        let record = InstanceRecord {
+            id: "instance".into(),
+            vnf_pkg_id: "package".into(),
+            body: json!({"id": "instance", "instantiationState": "NOT_INSTANTIATED", "vnfdId": "d"}),
+            created_at: now.clone(),
+            updated_at: now,
+            row_version: 3,
+            project: "tenant".into(),
+        };
+        assert!(!lcm::package_has_instances(&mut conn, LcmMajor::V1, "package").unwrap());
+        lcm::insert_instance(&mut conn, LcmMajor::V1, &record).unwrap();
+        let locked = lcm::lock_and_find_instance(&mut conn, LcmMajor::V1, "instance").unwrap().unwrap();
+        assert_eq!((locked.row_version, locked.body, locked.project), (4, record.body, record.project));
+        assert_eq!(lcm::find_instance(&mut conn, LcmMajor::V1, "instance").unwrap().unwrap().row_version, 4);
+        assert!(lcm::lock_and_find_instance(&mut conn, LcmMajor::V1, "other").unwrap().is_none());
+        assert!(lcm::lock_and_find_instance(&mut conn, LcmMajor::V2, "instance").unwrap().is_none());
+        assert!(lcm::package_has_instances(&mut conn, LcmMajor::V1, "package").unwrap());
+        assert!(!lcm::package_has_instances(&mut conn, LcmMajor::V2, "package").unwrap());
+        assert!(!lcm::package_has_instances(&mut conn, LcmMajor::V1, "other").unwrap());
     }
 }

@@ -174,6 +174,16 @@ pub fn lock_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
     Ok(locked > 0)
 }
 
+pub fn lock_and_find_instance(conn: &mut AnyConnection, id: &str) -> DbResult<Option<InstanceRecord>> {
+    diesel::update(instances::table.filter(instances::id.eq(id)))
+        .set(instances::row_version.eq(instances::row_version + 1))
+        .returning(instance_columns!())
+        .get_result::<InstanceRow>(conn)
+        .optional()?
+        .map(instance_from_row)
+        .transpose()
+}
+
 pub fn delete_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
     Ok(diesel::delete(instances::table.filter(instances::id.eq(id))).execute(conn)? > 0)
 }
@@ -220,8 +230,8 @@ pub fn instances_raw_by_ids(conn: &mut AnyConnection, ids: &[String]) -> DbResul
     Ok(documents)
 }
 
-pub fn count_instances_of_package(conn: &mut AnyConnection, pkg_id: &str) -> DbResult<i64> {
-    Ok(instances::table.filter(instances::vnf_pkg_id.eq(pkg_id)).count().get_result(conn)?)
+pub fn package_has_instances(conn: &mut AnyConnection, pkg_id: &str) -> DbResult<bool> {
+    Ok(diesel::select(diesel::dsl::exists(instances::table.filter(instances::vnf_pkg_id.eq(pkg_id)))).get_result(conn)?)
 }
 
 pub fn all_instances(conn: &mut AnyConnection) -> DbResult<Vec<InstanceRecord>> {

@@ -268,7 +268,7 @@ pub const COLUMNS: &[solgate_sol013::ColumnSpec] = {
 /// Recomputes `usageState` (IN_USE while any VNF instance of any major uses the package).
 /// Call in the transaction that creates, deletes or re-points an instance.
 pub fn refresh_usage_state(conn: &mut AnyConnection, id: &str) -> DbResult<()> {
-    use crate::repo::lcm::{LcmMajor, count_instances_of_package};
+    use crate::repo::lcm::{LcmMajor, package_has_instances};
     // The indexed column first: the whole record (its VNFD summary too) only to change it.
     let Some(current) = vnf_packages::table
         .filter(vnf_packages::id.eq(id))
@@ -278,9 +278,8 @@ pub fn refresh_usage_state(conn: &mut AnyConnection, id: &str) -> DbResult<()> {
     else {
         return Ok(());
     };
-    let users =
-        count_instances_of_package(conn, LcmMajor::V1, id)? + count_instances_of_package(conn, LcmMajor::V2, id)?;
-    let state = if users > 0 { "IN_USE" } else { "NOT_IN_USE" };
+    let used = package_has_instances(conn, LcmMajor::V2, id)? || package_has_instances(conn, LcmMajor::V1, id)?;
+    let state = if used { "IN_USE" } else { "NOT_IN_USE" };
     if current != state
         && let Some(mut record) = find(conn, id)?
         && record.usage_state() != state

@@ -52,7 +52,8 @@ pub async fn accept(
                 if_match: if_match.as_ref(),
                 automatic: false,
             };
-            Ok(requests::accept(conn, &request)?)
+            // `state.write`'s transaction is the accepting one; its error aborts it.
+            Ok(requests::accept_in(conn, &request)?)
         })
         .await?;
     let op_id = accepted.op.id;

@@ -31,9 +31,9 @@ pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<St
                          has finished."
                     )));
                 }
-                let users = users(conn, &id)?;
-                if record.operational_state() == "ENABLED" || record.usage_state() == "IN_USE" || users > 0 {
-                    let usage = if users > 0 { "IN_USE" } else { record.usage_state() };
+                let used = in_use(conn, &id)?;
+                if record.operational_state() == "ENABLED" || record.usage_state() == "IN_USE" || used {
+                    let usage = if used { "IN_USE" } else { record.usage_state() };
                     return Err(ApiError::conflict(format!(
                         "VNF Package {id} cannot be deleted as its operational state is {} and usage state is {usage}.",
                         record.operational_state()
@@ -47,11 +47,10 @@ pub async fn delete(state: web::Data<AppState>, tenant: Tenant, id: web::Path<St
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// The VNF instances (v1 and v2) of a package. usageState is refreshed by LCM; the count
-/// is the truth.
-pub(crate) fn users(conn: &mut AnyConnection, id: &str) -> ApiResult<i64> {
-    Ok(lcm::count_instances_of_package(conn, LcmMajor::V1, id)?
-        + lcm::count_instances_of_package(conn, LcmMajor::V2, id)?)
+/// Whether VNF instances (v1 or v2) use a package. usageState is refreshed by LCM; the
+/// instances are the truth.
+pub(crate) fn in_use(conn: &mut AnyConnection, id: &str) -> ApiResult<bool> {
+    Ok(lcm::package_has_instances(conn, LcmMajor::V2, id)? || lcm::package_has_instances(conn, LcmMajor::V1, id)?)
 }
 
 /// Removes the package's row in the caller's transaction and queues PKG_DELETE for package
