@@ -19,7 +19,7 @@ use solgate_core::lifecycle::{self, StateChange};
 use solgate_core::op_occ::{
     ACTION_ROLLBACK, ACTION_START, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING,
 };
-use solgate_core::work::{WorkKind, kind_name};
+use solgate_core::work::{RpcMessage, WorkKind, kind_name};
 use solgate_db::repo::conductors;
 use solgate_db::repo::lcm::{self, LcmMajor};
 use solgate_db::repo::outbox;
@@ -104,8 +104,8 @@ pub async fn recover_once(ctx: &ConductorContext) -> Result<usize, ConductorErro
 pub const MAX_RESUMES: u64 = 3;
 
 /// Gives a dead conductor's operation back to the queue: no owner, `action` pending again,
-/// a journal entry and a new outbox row (the relay publishes it), in one transaction that
-/// holds only while the dead owner still has it in the same state.
+/// a journal entry and a new outbox row, in one transaction that holds only while the dead
+/// owner still has it in the same state; then publishes its message.
 async fn resume(
     ctx: &ConductorContext,
     major: LcmMajor,
@@ -126,16 +126,20 @@ async fn resume(
     op.owner = None;
     op.lease_expires_at = None;
     op.pending_action = Some(action.to_owned());
-    ctx.db_run(move |conn| {
-        write_transaction(conn, |conn| {
-            if !lcm::update_op_guarded(conn, major, &op, dead_owner.as_deref(), &state)? {
-                return Ok(false);
-            }
-            outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &op.id, major.number())?;
-            Ok(true)
+    let message = RpcMessage::lcm(op.id.clone(), major.number());
+    let queued = ctx
+        .db_run(move |conn| {
+            write_transaction(conn, |conn| {
+                if !lcm::update_op_guarded(conn, major, &op, dead_owner.as_deref(), &state)? {
+                    return Ok(None);
+                }
+                Ok(Some(outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &op.id, major.number())?))
+            })
         })
-    })
-    .await
+        .await?;
+    let Some(outbox_id) = queued else { return Ok(false) };
+    crate::relay::publish_new(ctx, outbox_id, &message).await;
+    Ok(true)
 }
 
 pub async fn run(ctx: Arc<ConductorContext>, stop: CancellationToken) {

@@ -10,7 +10,7 @@ use solgate_db::repo::to_text;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::ConductorContext;
-use solgate_core::work::{RpcPublisher, message_of};
+use solgate_core::work::{RpcMessage, RpcPublisher, message_of};
 
 /// Publishes one outbox row's message and records the outcome.
 pub async fn publish_row(ctx: &ConductorContext, publisher: &dyn RpcPublisher, row: &OutboxRow) -> bool {
@@ -36,13 +36,34 @@ pub async fn publish_row(ctx: &ConductorContext, publisher: &dyn RpcPublisher, r
     }
 }
 
+/// Publishes the message of an outbox row this process has just written (the row stays
+/// for the relay should this fail).
+pub async fn publish_new(ctx: &ConductorContext, outbox_id: i64, message: &RpcMessage) {
+    match ctx.publisher.publish(message).await {
+        Ok(()) if ctx.publisher.in_process() => {}
+        Ok(()) => {
+            if let Err(error) = ctx.db_run(move |conn| outbox::mark_published(conn, outbox_id)).await {
+                tracing::warn!(%error, "could not mark an outbox row published");
+            }
+        }
+        Err(error) => tracing::debug!(%error, row = outbox_id, "publishing failed; the outbox relay will retry"),
+    }
+}
+
 /// One pass: everything due, oldest first. Stops at the first failure (the transport is
-/// down; the next pass tries again).
-pub async fn relay_once(ctx: &ConductorContext) -> usize {
+/// down; the next pass tries again). `started`: when this process started.
+pub async fn relay_once(ctx: &ConductorContext, started: chrono::DateTime<chrono::Utc>) -> usize {
     let now = chrono::Utc::now();
-    let unpublished_before = to_text(now - chrono::Duration::seconds(2));
-    let republish_before =
-        to_text(now - chrono::Duration::seconds(i64::try_from(ctx.rpc_settings.republish_after_secs).unwrap_or(30)));
+    let republish_after = chrono::Duration::seconds(i64::try_from(ctx.rpc_settings.republish_after_secs).unwrap_or(30));
+    let (unpublished_before, republish_before) = if ctx.publisher.in_process() {
+        // Messages live in this process's memory and their rows are not marked when they
+        // are published: a row's message is gone if the row was written before this process
+        // started, or has been left untaken for `republish_after_secs` (requeued).
+        let gone_before = to_text(started.max(now - republish_after));
+        (gone_before.clone(), gone_before)
+    } else {
+        (to_text(now - chrono::Duration::seconds(2)), to_text(now - republish_after))
+    };
     let rows = match ctx.db_run(move |conn| outbox::due(conn, &unpublished_before, &republish_before, 200)).await {
         Ok(rows) => rows,
         Err(error) => {
@@ -64,12 +85,13 @@ pub async fn relay_once(ctx: &ConductorContext) -> usize {
 }
 
 pub async fn run(ctx: Arc<ConductorContext>, stop: CancellationToken) {
+    let started = chrono::Utc::now();
     let interval = Duration::from_secs(ctx.rpc_settings.relay_interval_secs.max(1));
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
             () = tokio::time::sleep(interval) => {}
         }
-        relay_once(&ctx).await;
+        relay_once(&ctx, started).await;
     }
 }

@@ -72,6 +72,15 @@ pub trait RpcPublisher: Send + Sync + 'static {
 
     /// Whether the transport is currently connected (for `/readyz`).
     fn is_connected(&self) -> bool;
+
+    /// Whether a message is handed over in this process's memory (the in-process transport
+    /// of `solgate serve`). Its outbox row is then not marked published: the message lives
+    /// exactly as long as this process, so the relay knows without a mark which rows'
+    /// messages are gone (those written before this process started, or left untaken for
+    /// `republish_after_secs`). A mark was a write per operation.
+    fn in_process(&self) -> bool {
+        false
+    }
 }
 
 /// The outbox `kind` of a message.

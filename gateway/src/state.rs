@@ -117,6 +117,8 @@ impl AppState {
         let db = self.db.clone();
         tokio::spawn(async move {
             match rpc.publish(&message).await {
+                // Handed over in memory: the relay needs no mark (`RpcPublisher::in_process`).
+                Ok(()) if rpc.in_process() => {}
                 Ok(()) => {
                     // In the group commit's batch on SQLite, one statement on PostgreSQL.
                     let _ = db.write_once(move |conn| outbox::mark_published(conn, outbox_id)).await;

@@ -32,6 +32,10 @@ impl RpcPublisher for InProcessPublisher {
     fn is_connected(&self) -> bool {
         !self.sender.is_closed()
     }
+
+    fn in_process(&self) -> bool {
+        true
+    }
 }
 
 struct NoAck;

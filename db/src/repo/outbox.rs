@@ -1,8 +1,9 @@
 //! The RPC outbox: a row per piece of work, written in the transaction that creates the
-//! work. The publisher marks it published once the transport confirmed it; the relay
-//! republishes rows never published, and rows published long ago whose work nobody took
-//! up (a message lost with a dead process or broker). The conductor deletes the rows of
-//! the work it claims.
+//! work. The publisher marks it published once the transport confirmed it (AMQP; the
+//! in-process transport's messages live as long as the process, so the relay tells theirs
+//! apart by when the process started); the relay republishes rows never published, and
+//! rows published long ago whose work nobody took up (a message lost with a dead process
+//! or broker). The conductor deletes the rows of the work it claims.
 
 use diesel::prelude::*;
 
