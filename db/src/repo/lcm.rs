@@ -156,8 +156,8 @@ pub fn lock_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbR
     dispatch!(major, lock_instance(conn, id))
 }
 
-/// [`lock_instance`] and the instance as it is then (its row version moved on by one), in
-/// one statement (`UPDATE … RETURNING`). `None` if there is no such instance.
+/// [`lock_instance`] and the instance as it is then (its row version moved on by one), on
+/// PostgreSQL in one statement (`UPDATE … RETURNING`). `None` if there is no such instance.
 pub fn lock_and_find_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<InstanceRecord>> {
     dispatch!(major, lock_and_find_instance(conn, id))
 }

@@ -175,6 +175,11 @@ pub fn lock_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
 }
 
 pub fn lock_and_find_instance(conn: &mut AnyConnection, id: &str) -> DbResult<Option<InstanceRecord>> {
+    // SQLite answers in process: its two statements stay prepared, where an UPDATE with
+    // RETURNING is compiled afresh on every call. PostgreSQL saves a round trip.
+    if let AnyConnection::Sqlite(_) = conn {
+        return if lock_instance(conn, id)? { find_instance(conn, id) } else { Ok(None) };
+    }
     diesel::update(instances::table.filter(instances::id.eq(id)))
         .set(instances::row_version.eq(instances::row_version + 1))
         .returning(instance_columns!())
