@@ -1,5 +1,6 @@
 //! The in-process transport of `solgate serve`: an unbounded channel. Nothing is
-//! durable here; the outbox relay republishes work whose message died with the process.
+//! durable here; the outbox relay republishes work whose message died with the process. A
+//! requeued message goes back into the channel.
 
 use std::sync::Arc;
 
@@ -15,12 +16,15 @@ pub struct InProcessPublisher {
 
 pub struct InProcessConsumer {
     receiver: Arc<Mutex<mpsc::UnboundedReceiver<RpcMessage>>>,
+    /// For requeued messages; weak, so the channel still closes when the publishers are gone.
+    requeue: mpsc::WeakUnboundedSender<RpcMessage>,
 }
 
 /// A connected publisher/consumer pair.
 pub fn channel() -> (InProcessPublisher, InProcessConsumer) {
     let (sender, receiver) = mpsc::unbounded_channel();
-    (InProcessPublisher { sender }, InProcessConsumer { receiver: Arc::new(Mutex::new(receiver)) })
+    let requeue = sender.downgrade();
+    (InProcessPublisher { sender }, InProcessConsumer { receiver: Arc::new(Mutex::new(receiver)), requeue })
 }
 
 impl RpcPublisher for InProcessPublisher {
@@ -38,16 +42,25 @@ impl RpcPublisher for InProcessPublisher {
     }
 }
 
-struct NoAck;
+/// Acknowledging is a no-op; requeueing sends the message again (a conductor that could
+/// not claim its work, the database being unreachable, tries again soon instead of when
+/// the outbox relay republishes it).
+struct InProcessAck {
+    message: RpcMessage,
+    requeue: mpsc::WeakUnboundedSender<RpcMessage>,
+}
 
-impl Acker for NoAck {
+impl Acker for InProcessAck {
     fn ack(self: Box<Self>) -> BoxFuture<'static, Result<(), RpcError>> {
         Box::pin(async { Ok(()) })
     }
 
     fn requeue(self: Box<Self>) -> BoxFuture<'static, Result<(), RpcError>> {
-        // Nothing to return the message to; the outbox relay brings it back.
-        Box::pin(async { Ok(()) })
+        let sent = match self.requeue.upgrade() {
+            Some(sender) => sender.send(self.message).map_err(|_| RpcError::Closed),
+            None => Err(RpcError::Closed),
+        };
+        Box::pin(async move { sent })
     }
 }
 
@@ -55,7 +68,8 @@ impl RpcConsumer for InProcessConsumer {
     fn next(&mut self) -> BoxFuture<'_, Option<Delivery>> {
         Box::pin(async move {
             let message = self.receiver.lock().await.recv().await?;
-            Some(Delivery { message, acker: Box::new(NoAck) })
+            let acker = Box::new(InProcessAck { message: message.clone(), requeue: self.requeue.clone() });
+            Some(Delivery { message, acker })
         })
     }
 }
@@ -74,5 +88,20 @@ mod tests {
         assert!(publisher.is_connected());
         drop(consumer);
         assert!(!publisher.is_connected());
+    }
+
+    /// A requeued message is delivered again; the consumer does not keep the channel open.
+    #[tokio::test]
+    async fn a_requeued_message_comes_back() {
+        let (publisher, mut consumer) = channel();
+        publisher.publish(&RpcMessage::lcm("a", 2)).await.unwrap();
+        publisher.publish(&RpcMessage::lcm("b", 2)).await.unwrap();
+        let first = consumer.next().await.unwrap();
+        first.acker.requeue().await.unwrap();
+        consumer.next().await.unwrap().acker.ack().await.unwrap();
+        let again = tokio::time::timeout(std::time::Duration::from_secs(5), consumer.next()).await;
+        assert_eq!(again.expect("the requeued message is delivered again").unwrap().message, RpcMessage::lcm("a", 2));
+        drop(publisher);
+        assert!(consumer.next().await.is_none(), "the channel closes with its publishers");
     }
 }
