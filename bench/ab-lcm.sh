@@ -42,10 +42,10 @@ listening() { # log file: prints the address once the process listens
     echo "$address"
 }
 measure() { # label bin-dir connections
-    local label=$1 bin=$2 c=$3 data
+    local label=$1 bin=$2 c=$3 data name
     data=$(mktemp -d -p "$work")
     if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
-        local name="solgate_ab_$RANDOM$RANDOM"
+        name="solgate_ab_$RANDOM$RANDOM"
         psql "$SOLGATE_TEST_POSTGRES_URL" -qc "CREATE DATABASE $name" >/dev/null
         export SOLGATE_DATABASE_URL="${SOLGATE_TEST_POSTGRES_URL%/*}/$name"
     fi
@@ -68,6 +68,9 @@ measure() { # label bin-dir connections
     "$bin/solgate-bench" --target "http://$url" --connections "$c" --duration "$seconds" --label "$label c=$c" lcm
     kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
     if [ -n "$conductor" ]; then kill "$conductor"; wait "$conductor" 2>/dev/null || true; conductor=; fi
+    if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
+        psql "$SOLGATE_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
+    fi
 }
 for round in $(seq 1 "$rounds"); do
     for c in $connections; do
