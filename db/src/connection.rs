@@ -277,13 +277,7 @@ impl Database {
         if self.backend == Backend::Sqlite {
             return self.write(f).await;
         }
-        let pool = self.clone();
-        self.run_blocking(move || {
-            let mut conn = pool.conn()?;
-            f(&mut conn)
-        })
-        .await
-        .unwrap_or_else(|_| Err(DbError::Cancelled.into()))
+        self.with_pooled(f).await
     }
 
     /// Runs a short read (a lookup by key) where it is awaited: SQLite answers one in a few
@@ -302,6 +296,16 @@ impl Database {
         {
             return f(&mut conn);
         }
+        self.with_pooled(f).await
+    }
+
+    /// `f` on a pooled connection, on the blocking pool, outside any transaction.
+    async fn with_pooled<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&mut AnyConnection) -> Result<T, E> + Send + 'static,
+    {
         let pool = self.clone();
         self.run_blocking(move || {
             let mut conn = pool.conn()?;
