@@ -2,6 +2,7 @@ use clap::Parser;
 
 // JSON documents are built and dropped per request; glibc's allocator spent a third of the
 // list endpoint's time in malloc/free (perf), mimalloc far less.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

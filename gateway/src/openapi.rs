@@ -311,7 +311,7 @@ pub fn document(entry: &VersionEntry, public_endpoint: &str, version_required: b
         }
         item[operation.method] = op;
     }
-    let defs = entry.dictionary.document().map(|document| document.defs.clone()).unwrap_or_default();
+    let defs = entry.dictionary.document().map(|document| document.defs_object()).unwrap_or_default();
     let schemas: Map<String, Value> = defs.into_iter().map(|(name, schema)| (name, rewrite_refs(schema))).collect();
     json!({
         "openapi": "3.0.3",

@@ -11,6 +11,8 @@
 //!  "ops": [{"op": "add_enum_value", "target": "/$defs/T/properties/p", "value": "X", "source": "..."}]}
 //! ```
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -225,7 +227,7 @@ fn apply_op(doc: &mut VersionDocument, op: &DeltaOp) -> Result<(), String> {
             if doc.defs.contains_key(name) {
                 return Err(format!("type {name} already exists"));
             }
-            doc.defs.insert(name.clone(), schema.clone());
+            doc.defs.insert(name.clone(), Arc::new(schema.clone()));
             if *export {
                 doc.dictionary.push(name.clone());
             }
@@ -255,7 +257,8 @@ fn value_at<'d>(doc: &'d mut VersionDocument, pointer: &str) -> Result<&'d mut V
         Some((name, inner)) => (name, format!("/{inner}")),
         None => (rest, String::new()),
     };
-    let root = doc.defs.get_mut(&unescape(name)).ok_or_else(|| format!("no type {name}"))?;
+    // Copied on write: the type may still be shared with the previous minor.
+    let root = Arc::make_mut(doc.defs.get_mut(&unescape(name)).ok_or_else(|| format!("no type {name}"))?);
     if inner.is_empty() {
         Ok(root)
     } else {
@@ -295,6 +298,7 @@ mod tests {
             })
             .as_object()
             .cloned()
+            .map(crate::document::defs_from)
             .unwrap(),
             breaking: false,
         }
@@ -334,10 +338,23 @@ mod tests {
     }
 
     #[test]
+    fn a_later_minor_shares_the_types_its_delta_leaves_alone() {
+        let mut base = base();
+        base.defs.insert("Other".into(), Arc::new(json!({"type": "string"})));
+        let add = json!([{"op": "add_property", "target": "/$defs/Req", "name": "x", "schema": {}, "source": "x"}]);
+        let next = delta(&add, false).apply(&base).unwrap();
+        // One copy of an unchanged type serves both minors; the changed one is the later minor's own.
+        assert!(Arc::ptr_eq(&base.defs["Other"], &next.defs["Other"]));
+        assert!(!Arc::ptr_eq(&base.defs["Req"], &next.defs["Req"]));
+        assert!(base.defs["Req"]["properties"].get("x").is_none());
+        assert_eq!(next.defs["Req"]["properties"]["x"], json!({}));
+    }
+
+    #[test]
     fn alternatives_extend_an_existing_any_of_or_one_of() {
         let mut base = base();
-        base.defs["Req"]["oneOf"] = json!([{"required": ["mode"]}]);
-        base.defs["Req"]["properties"]["alt"] = json!({"type": "string"});
+        Arc::make_mut(&mut base.defs["Req"])["oneOf"] = json!([{"required": ["mode"]}]);
+        Arc::make_mut(&mut base.defs["Req"])["properties"]["alt"] = json!({"type": "string"});
         let op = |keyword: &str, branch: Value| json!([{"op": "add_alternative", "target": "/$defs/Req", "keyword": keyword, "schema": branch, "source": "x"}]);
         let next = delta(&op("oneOf", json!({"required": ["alt"]})), false).apply(&base).unwrap();
         assert_eq!(next.defs["Req"]["oneOf"], json!([{"required": ["mode"]}, {"required": ["alt"]}]));

@@ -238,6 +238,7 @@ mod tests {
             })
             .as_object()
             .cloned()
+            .map(crate::document::defs_from)
             .unwrap(),
             breaking: false,
         };

@@ -256,10 +256,9 @@ pub(crate) fn check_against(etsi: &Etsi, document: &VersionDocument, errata: &st
             (name.clone(), normalize_etsi(etsi, file, schema, &shared))
         })
         .collect();
-    let our_side: BTreeMap<String, Value> = shared
-        .iter()
-        .map(|name| (name.clone(), normalize_ours(&document.defs, &document.defs[name], &shared)))
-        .collect();
+    let ours = document.defs_object();
+    let our_side: BTreeMap<String, Value> =
+        shared.iter().map(|name| (name.clone(), normalize_ours(&ours, &ours[name], &shared))).collect();
     let sides = Sides { etsi: &etsi_side, ours: &our_side };
     let mut found = Vec::new();
     for name in &shared {
