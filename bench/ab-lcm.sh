@@ -71,6 +71,7 @@ measure() { # label bin-dir connections
     if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
         psql "$SOLGATE_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
     fi
+    if [ "$scaled" = 1 ]; then delete_rabbitmq_queues "$SOLGATE__RPC__QUEUE_PREFIX"; fi
 }
 for round in $(seq 1 "$rounds"); do
     for c in $connections; do

@@ -7,7 +7,8 @@
 #   bench/run.sh auth ["connection counts"] [seconds] GET one instance, no auth vs a bearer token
 # SOLGATE_BENCH_SERVER=path measures another solgate binary with this tree's load driver;
 # SOLGATE_BENCH_BURST (default 200) is the LCM burst's client count.
-# Needs PostgreSQL and RabbitMQ for the last two (deploy/scripts/services.sh starts them).
+# Needs PostgreSQL and RabbitMQ for the last two (deploy/scripts/services.sh starts them); the
+# databases and durable queues it makes are dropped when it ends.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=all
@@ -32,7 +33,17 @@ stop_servers() {
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     pids=()
 }
-cleanup() { stop_servers; rm -rf "$work"; }
+dbs=()
+prefix=
+# Drops what the run made outside its work directory: databases and durable queues.
+cleanup() {
+    stop_servers
+    for name in "${dbs[@]}"; do
+        psql "$SOLGATE_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true
+    done
+    if [ -n "$prefix" ]; then delete_rabbitmq_queues "$prefix"; fi
+    rm -rf "$work"
+}
 trap cleanup EXIT
 
 # Starts `solgate <role>` with extra env and sets `url` to its base URL. Not run in a command
@@ -118,6 +129,7 @@ peak_rss
 stop_servers
 echo "== embedded, PostgreSQL"
 db=$(pg_db)
+dbs+=("${db##*/}")
 start pg pg serve SOLGATE_DATABASE_URL="$db"
 for c in $connections; do "$bin/solgate-bench" --target "$url" --connections "$c" --duration "$seconds" --label "postgres c=$c" all; done
 peak_rss
@@ -125,6 +137,7 @@ peak_rss
 stop_servers
 echo "== scaled out: gateway + conductor processes, PostgreSQL + RabbitMQ"
 db=$(pg_db)
+dbs+=("${db##*/}")
 prefix="solgate-bench-$RANDOM"
 common=(SOLGATE_DATABASE_URL="$db" SOLGATE__CONDUCTOR__LOCAL_VIM=true SOLGATE__RPC__TRANSPORT=amqp SOLGATE__RPC__AMQP_URL="$SOLGATE_TEST_AMQP_URL" SOLGATE__RPC__QUEUE_PREFIX="$prefix")
 env "${common[@]}" "$server" migrate --data-dir "$work/so" >/dev/null 2>&1

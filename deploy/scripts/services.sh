@@ -74,6 +74,23 @@ ensure_rabbitmq() {
     log "RabbitMQ ready on port $port"
 }
 
+# Deletes the durable queues a benchmark declared under its prefix (solgate's queues persist
+# across restarts by design). Only a broker on this machine, through rabbitmqctl; elsewhere it
+# says which prefix to delete by hand.
+delete_rabbitmq_queues() { # prefix
+    local prefix=$1 queue
+    if ! command -v rabbitmqctl >/dev/null && [ ! -x /usr/sbin/rabbitmqctl ]; then
+        log "no rabbitmqctl here: delete the queues named $prefix.* by hand"
+        return 0
+    fi
+    # The list is read first: rabbitmqctl reads its standard input, which would eat a piped list.
+    for queue in $(PATH="$PATH:/usr/sbin" as_root rabbitmqctl list_queues -q --no-table-headers name 2>/dev/null); do
+        case "$queue" in
+            "$prefix".*) PATH="$PATH:/usr/sbin" as_root rabbitmqctl delete_queue -q "$queue" </dev/null >/dev/null 2>&1 || true ;;
+        esac
+    done
+}
+
 # The OAuth 2.0 authorization server of the `[[auth.issuers]]` tests: oidc-provider (pinned)
 # installed with npm under target/oidc-provider/, started by deploy/scripts/oidc-provider.mjs on
 # a free port. One already running (its URL in target/oidc-provider/url, answering) is reused;
