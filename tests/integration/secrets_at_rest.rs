@@ -55,14 +55,18 @@ fn peer() -> (u16, Seen) {
     (port, seen)
 }
 
-fn wait_for(seen: &Seen, method: &str, path: &str) -> (String, String, String, String) {
+/// Waits for the peer to have seen a request. Asynchronously: the application under test runs
+/// on this test's runtime, and a blocking sleep here kept its notification worker from
+/// delivering what the test waits for.
+async fn wait_for(seen: &Seen, method: &str, path: &str) -> (String, String, String, String) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        if let Some(entry) = seen.lock().unwrap().iter().find(|entry| entry.0 == method && entry.1 == path) {
-            return entry.clone();
+        let found = seen.lock().unwrap().iter().find(|entry| entry.0 == method && entry.1 == path).cloned();
+        if let Some(entry) = found {
+            return entry;
         }
         assert!(Instant::now() < deadline, "no {method} {path}: {:?}", seen.lock().unwrap());
-        std::thread::sleep(Duration::from_millis(50));
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
@@ -112,11 +116,11 @@ async fn credentials_are_sealed_in_the_database_and_opened_where_used() {
             "project": "nfv", "projectDomain": "Default", "userDomain": "Default"}}}});
     let op_url = task(&app, &id, "instantiate", body).await;
     let op = wait_op(&app, &op_url, &["FAILED_TEMP"]).await;
-    let (_, _, _, token_request) = wait_for(&seen, "POST", "/identity/v3/auth/tokens");
+    let (_, _, _, token_request) = wait_for(&seen, "POST", "/identity/v3/auth/tokens").await;
     assert!(token_request.contains(VIM_PASSWORD), "the driver got the password opened: {token_request}");
     assert!(!op.to_string().contains(VIM_PASSWORD), "{op}");
 
-    let (_, _, authorization, _) = wait_for(&seen, "POST", "/cb");
+    let (_, _, authorization, _) = wait_for(&seen, "POST", "/cb").await;
     use base64::Engine;
     let expected = base64::engine::general_purpose::STANDARD.encode(format!("nfvo:{BASIC_PASSWORD}"));
     assert_eq!(authorization, format!("Basic {expected}"), "the notification carries the opened credentials");
@@ -131,7 +135,7 @@ async fn credentials_are_sealed_in_the_database_and_opened_where_used() {
     .await;
     assert_eq!(reply.status, 202, "{}", reply.text);
     app.wait_for_onboarding(&package_id).await;
-    let (_, _, authorization, _) = wait_for(&seen, "GET", "/pkg.zip");
+    let (_, _, authorization, _) = wait_for(&seen, "GET", "/pkg.zip").await;
     let expected = base64::engine::general_purpose::STANDARD.encode(format!("pkg:{PACKAGE_PASSWORD}"));
     assert_eq!(authorization, format!("Basic {expected}"));
 
