@@ -69,7 +69,7 @@ measure() { # label bin-dir connections
     kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
     if [ -n "$conductor" ]; then kill "$conductor"; wait "$conductor" 2>/dev/null || true; conductor=; fi
     if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
-        psql "$SOLGATE_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
+        drop_postgres_database "$name"
     fi
     if [ "$scaled" = 1 ]; then delete_rabbitmq_queues "$SOLGATE__RPC__QUEUE_PREFIX"; fi
 }

@@ -38,9 +38,7 @@ prefix=
 # Drops what the run made outside its work directory: databases and durable queues.
 cleanup() {
     stop_servers
-    for name in "${dbs[@]}"; do
-        psql "$SOLGATE_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true
-    done
+    for name in "${dbs[@]}"; do drop_postgres_database "$name"; done
     if [ -n "$prefix" ]; then delete_rabbitmq_queues "$prefix"; fi
     rm -rf "$work"
 }

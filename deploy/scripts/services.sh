@@ -74,6 +74,12 @@ ensure_rabbitmq() {
     log "RabbitMQ ready on port $port"
 }
 
+# Drops a database a benchmark created on the test PostgreSQL (its connections are closed first).
+drop_postgres_database() { # name
+    psql "$SOLGATE_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $1 WITH (FORCE)" >/dev/null 2>&1 ||
+        log "could not drop database $1"
+}
+
 # Deletes the durable queues a benchmark declared under its prefix (solgate's queues persist
 # across restarts by design). Only a broker on this machine, through rabbitmqctl; elsewhere it
 # says which prefix to delete by hand.
