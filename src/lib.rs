@@ -4,6 +4,7 @@
 //! line. The parts live in the workspace crates (`solgate-gateway`, `solgate-conductor`,
 //! `solgate-db`, `solgate-schemas`, ...).
 
+pub mod allocator;
 pub mod cli;
 pub mod migrate_v1_to_v2;
 pub mod reseal;

@@ -7,6 +7,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    solgate::allocator::tune_for_low_peak_memory();
     let cli = solgate::cli::Cli::parse();
     let settings = match solgate::settings::Settings::load(cli.config.as_deref(), std::env::vars()) {
         Ok(settings) => settings,
