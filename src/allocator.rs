@@ -3,7 +3,7 @@
 //! Rust's heap is mimalloc's (the `mimalloc` feature). mimalloc 3 keeps a freed page
 //! committed for a second before it returns it to the system (mimalloc 2 waited 10 ms), so
 //! under a burst of clients memory freed by one request stays resident while others
-//! allocate. With 10 ms the peak under a burst of 200 LCM clients was about 2.5 MiB lower,
+//! allocate. With 10 ms the peak under a burst of 200 LCM clients was about 2 MiB lower,
 //! at no CPU cost per operation beyond the run-to-run spread (docs/benchmarks.md).
 //!
 //! mimalloc reads its environment variables before `main`; an operator who sets
