@@ -7,7 +7,8 @@
 //! at no CPU cost per operation beyond the run-to-run spread (docs/benchmarks.md).
 //!
 //! mimalloc reads its environment variables before `main`; an operator who sets
-//! `MIMALLOC_PURGE_DELAY` keeps it (docs/operations.md).
+//! `MIMALLOC_PURGE_DELAY` (or its older name, `MIMALLOC_RESET_DELAY`) keeps it
+//! (docs/operations.md).
 
 /// mimalloc's `mi_option_purge_delay`. The option numbers are part of mimalloc's stable
 /// interface (deprecated ones keep their slot); `libmimalloc-sys` names only some of them.
@@ -18,11 +19,16 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 #[cfg(feature = "mimalloc")]
 const PURGE_DELAY_MS: std::os::raw::c_long = 10;
 
+/// The variables mimalloc reads the purge delay from: its current and its legacy name,
+/// matched as mimalloc matches them, without regard to case.
+#[cfg(feature = "mimalloc")]
+const PURGE_DELAY_VARIABLES: [&str; 2] = ["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"];
+
 /// Sets what the environment left unset. Call first thing in `main`, before any other
 /// thread exists: mimalloc's option setter is not thread safe.
 pub fn tune_for_low_peak_memory() {
     #[cfg(feature = "mimalloc")]
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+    if !environment_sets(std::env::vars_os().map(|(name, _)| name), &PURGE_DELAY_VARIABLES) {
         // SAFETY: a plain store into mimalloc's option table for a valid option number,
         // made while no other thread runs (the caller's contract), so no read races it.
         #[expect(unsafe_code, reason = "mimalloc's options have no safe setter")]
@@ -32,9 +38,30 @@ pub fn tune_for_low_peak_memory() {
     }
 }
 
+/// Whether one of `names` is among the environment's variable `names`, whatever its case.
+#[cfg(feature = "mimalloc")]
+fn environment_sets(mut environment: impl Iterator<Item = std::ffi::OsString>, names: &[&str]) -> bool {
+    environment.any(|variable| {
+        variable.to_str().is_some_and(|variable| names.iter().any(|name| variable.eq_ignore_ascii_case(name)))
+    })
+}
+
 #[cfg(all(test, feature = "mimalloc"))]
 mod tests {
     use super::*;
+
+    /// An operator's setting under either name, in any case, is left alone; others are not.
+    #[test]
+    fn an_operators_purge_delay_is_recognised_under_either_name_and_any_case() {
+        let environment = |names: &[&str]| names.iter().map(std::ffi::OsString::from).collect::<Vec<_>>().into_iter();
+        for set in ["MIMALLOC_PURGE_DELAY", "mimalloc_purge_delay", "MIMALLOC_RESET_DELAY"] {
+            assert!(environment_sets(environment(&["PATH", set]), &PURGE_DELAY_VARIABLES), "{set}");
+        }
+        assert!(!environment_sets(
+            environment(&["PATH", "MIMALLOC_PURGE_DELAYS", "MIMALLOC_VERBOSE"]),
+            &PURGE_DELAY_VARIABLES
+        ));
+    }
 
     /// The option number is the purge delay: unless the environment changed it, it reads
     /// mimalloc's default of one second (no other option defaults to 1,000).

@@ -1,8 +1,8 @@
 //! solgate: an ETSI NFV-SOL multi-version API gateway and VNF manager.
 //!
-//! This crate is the binary's library: settings, telemetry, start-up and the command
-//! line. The parts live in the workspace crates (`solgate-gateway`, `solgate-conductor`,
-//! `solgate-db`, `solgate-schemas`, ...).
+//! This crate is the binary's library: settings, telemetry, the allocator's tuning,
+//! start-up and the command line. The parts live in the workspace crates
+//! (`solgate-gateway`, `solgate-conductor`, `solgate-db`, `solgate-schemas`, ...).
 
 pub mod allocator;
 pub mod cli;
