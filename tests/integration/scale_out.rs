@@ -1,7 +1,7 @@
 //! Scale-out: separate gateway and conductor processes (the real binary) sharing
 //! PostgreSQL and RabbitMQ. Two conductors share the work; a conductor killed with
 //! SIGKILL mid-operation leaves nothing stuck; a broker outage during a burst delays work
-//! and loses none.
+//! and loses none, nor does a message the broker confirmed and then lost.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -182,6 +182,55 @@ async fn two_conductors_share_work_and_survive_a_crash() {
 
     drop(restarted);
     drop(conductors);
+    drop(gateway);
+    delete_queues(&amqp, &cluster.queue_prefix).await;
+}
+
+/// Messages ready in `queue` (delivered ones not counted).
+async fn ready_messages(channel: &lapin::Channel, queue: &str) -> u32 {
+    let options = lapin::options::QueueDeclareOptions { passive: true, ..Default::default() };
+    channel.queue_declare(queue.into(), options, lapin::types::FieldTable::default()).await.unwrap().message_count()
+}
+
+/// Work the broker confirmed and then lost (a crashed RabbitMQ node can lose a queue it had
+/// declared in its first seconds, with its messages): the outbox relay publishes it again
+/// once it has been left untaken, and the operation completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_the_broker_confirmed_then_lost_is_published_again() {
+    let Some(amqp) = amqp_url() else { return };
+    let Some(postgres) = PgDatabase::create() else { return };
+    let data_dir = tempfile::tempdir().unwrap();
+    let cluster = cluster(&postgres.url, &amqp, data_dir.path());
+    migrate(&cluster);
+    let gateway = cluster.spawn("gateway");
+    let app = TestApp::remote(gateway.base_url(), postgres.url.clone(), Some(postgres));
+    wait_ready(&app).await;
+    let vnfd_id = install_sample_package(&app);
+    let instance = create_instance(&app, &vnfd_id, "lost-message").await;
+
+    // No conductor yet: the accepted operation's message waits in its queue. Then the queue
+    // goes, and the message with it.
+    let op = task(&app, &instance, "instantiate", instantiate_body()).await;
+    let connection = lapin::Connection::connect(&amqp, lapin::ConnectionProperties::default()).await.unwrap();
+    let channel = connection.create_channel().await.unwrap();
+    let queue = format!("{}.vnflcm.v2", cluster.queue_prefix);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ready_messages(&channel, &queue).await == 0 {
+        assert!(Instant::now() < deadline, "the gateway never published the operation's message");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let lost = channel.queue_delete(queue.as_str().into(), lapin::options::QueueDeleteOptions::default()).await;
+    assert_eq!(lost.unwrap(), 1, "exactly the operation's message was lost");
+    let _ = connection.close(0, "done".into()).await;
+
+    let conductor = cluster.spawn("conductor");
+    conductor.conductor_id();
+    let settled = wait_op(&app, &op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(settled["operationState"], "COMPLETED", "{settled}");
+    assert_eq!(vnfc_count(&show_instance(&app, &instance).await, "VDU1"), 1);
+    assert!(conductor.log_contains("outbox relay published pending work"), "the relay published it again");
+
+    drop(conductor);
     drop(gateway);
     delete_queues(&amqp, &cluster.queue_prefix).await;
 }

@@ -21,8 +21,8 @@ async fn start_broker() -> PrivateBroker {
 }
 
 /// Receives and acks deliveries until `expected` ids came (each once) and nothing more. A
-/// timeout names what came and shows the broker's log (this is where a rare failure after a
-/// broker crash was seen, without a clue).
+/// timeout names what came and shows the broker's log (its "Recovering N queues" line tells
+/// whether a queue itself was lost).
 async fn drain(consumer: &mut AmqpConsumer, expected: &[&str], broker: &PrivateBroker) {
     let mut seen = BTreeSet::new();
     let deadline = Instant::now() + RECOVERY;
@@ -101,6 +101,15 @@ async fn confirmed_messages_survive_a_broker_crash() {
     }
     let mut broker = start_broker().await;
     let queues = Queues::on_private_broker(&broker.url());
+    // The queues are declared, then put on disk by a clean stop, before the crash under test.
+    // A node that just booted can lose to SIGKILL a queue declared in its first seconds: CI
+    // saw 2 of 3 queues recovered, the third's confirmed message gone with it (RabbitMQ 3.10
+    // does not always sync its metadata log before declare-ok). solgate copes: the transport
+    // declares every queue again on reconnection, and the outbox relay republishes work left
+    // untaken. This test is about messages on queues that exist.
+    queues.transport().await.shutdown().await;
+    broker.stop().await.unwrap();
+    broker.restart().await.unwrap();
     let gateway = queues.transport().await;
     let publisher = gateway.publisher();
     for id in ["op-a", "op-b"] {
