@@ -175,6 +175,10 @@ async fn serve(mut settings: Settings, flags: &ServerFlags, role: Role) -> anyho
     flags.apply(&mut settings);
     settings.validate()?;
     telemetry::init_subscriber(&settings.log);
+    let release_startup_pages = settings.memory.release_startup_pages;
     let application = Application::build(settings, role).await?;
+    if release_startup_pages {
+        crate::startup_pages::release_once_started();
+    }
     application.run_until_stopped().await
 }

@@ -46,6 +46,8 @@ pub struct Settings {
     /// The Prometheus PM jobs and thresholds are measured by (docs/performance-management.md).
     pub vnfpm: solgate_core::pm::rules::VnfpmSettings,
     pub log: LogSettings,
+    /// What the process gives back to the system once it serves.
+    pub memory: MemorySettings,
     /// Deprecation and retirement of API versions, e.g.
     /// `[[versions]] api = "vnflcm", version = "1.3.0", deprecated = true`.
     pub versions: Vec<VersionPolicy>,
@@ -61,6 +63,20 @@ pub struct DataSettings {
 impl Default for DataSettings {
     fn default() -> Self {
         Self { dir: PathBuf::from("./solgate-data") }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemorySettings {
+    /// Once listening, ask the kernel to reclaim the executable's resident code and read-only
+    /// data: start-up's pages go, serving's come back on first use (`crate::startup_pages`).
+    pub release_startup_pages: bool,
+}
+
+impl Default for MemorySettings {
+    fn default() -> Self {
+        Self { release_startup_pages: true }
     }
 }
 

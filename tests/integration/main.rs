@@ -17,6 +17,7 @@ mod api_versions;
 mod auth;
 mod conformance;
 mod fuzz;
+mod memory;
 mod nfvo;
 mod nfvo_notifications;
 mod notifications;

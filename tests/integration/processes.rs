@@ -57,7 +57,12 @@ impl Cluster {
 /// `solgate serve` as a user starts it (embedded: SQLite in `data_dir`, in-process work,
 /// the local simulated VIM), with a short conductor lease so a restart recovers quickly.
 pub fn spawn_embedded(data_dir: &std::path::Path) -> Process {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_solgate"));
+    spawn_serve(std::path::Path::new(env!("CARGO_BIN_EXE_solgate")), data_dir, &[])
+}
+
+/// As [`spawn_embedded`], from the solgate executable at `binary`, with more settings.
+pub fn spawn_serve(binary: &std::path::Path, data_dir: &std::path::Path, extra_env: &[(&str, &str)]) -> Process {
+    let mut command = Command::new(binary);
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
@@ -68,6 +73,7 @@ pub fn spawn_embedded(data_dir: &std::path::Path) -> Process {
         .env("SOLGATE__RPC__REPUBLISH_AFTER_SECS", "2")
         .env("SOLGATE__CONDUCTOR__HEARTBEAT_INTERVAL_SECS", "1")
         .env("SOLGATE__CONDUCTOR__LEASE_TIMEOUT_SECS", "3")
+        .envs(extra_env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("the solgate binary starts");
@@ -128,6 +134,10 @@ impl Process {
     pub fn kill9(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn log_contains(&self, text: &str) -> bool {
