@@ -1,8 +1,9 @@
 //! solgate: an ETSI NFV-SOL multi-version API gateway and VNF manager.
 //!
 //! This crate is the binary's library: settings, telemetry, the allocator's tuning,
-//! start-up (and the release of its pages once serving) and the command line. The parts live in the workspace crates
-//! (`solgate-gateway`, `solgate-conductor`, `solgate-db`, `solgate-schemas`, ...).
+//! start-up (and the release of its pages once serving) and the command line. The parts
+//! live in the workspace crates (`solgate-gateway`, `solgate-conductor`, `solgate-db`,
+//! `solgate-schemas`, ...).
 
 pub mod allocator;
 pub mod cli;
