@@ -204,9 +204,9 @@ fn record(
     status: &'static str,
     instance: Option<&Value>,
 ) -> DbResult<bool> {
-    if !lcm::update_op_guarded(conn, major, op, owner, from)? {
+    let Some(seen) = lcm::update_op_seen(conn, major, op, owner, from)? else {
         return Ok(false);
-    }
+    };
     if let Some(grant) = &change.grant {
         lcm::insert_grant(conn, major, &op.id, grant)?;
     }
@@ -235,7 +235,7 @@ fn record(
             &found
         }
     };
-    notify::enqueue(conn, major, links, &op.project, Event::OpOcc { op: &op.body, instance, status })?;
+    notify::enqueue_seen(conn, major, links, &op.project, Event::OpOcc { op: &op.body, instance, status }, seen)?;
     Ok(true)
 }
 

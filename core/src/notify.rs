@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
 use sha2::Digest;
-use solgate_db::repo::lcm::{self, LcmMajor, SubscriptionRecord};
+use solgate_db::repo::lcm::{self, LcmMajor, Seen, SubscriptionRecord};
 use solgate_db::repo::notifications::{self, NotificationRow};
 use solgate_db::repo::{fm_subscriptions, pkgm_subscriptions, vnfpm};
 use solgate_db::{AnyConnection, DbResult};
@@ -297,11 +297,24 @@ pub fn enqueue(
     project: &str,
     event: Event<'_>,
 ) -> DbResult<usize> {
+    enqueue_seen(conn, major, links, project, event, Seen { subscription_generation: None })
+}
+
+/// [`enqueue`] for an event whose transaction's statement saw `seen` (on PostgreSQL, the
+/// subscriptions' generation): the subscriptions read at that generation serve again.
+pub fn enqueue_seen(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    links: &Links,
+    project: &str,
+    event: Event<'_>,
+    seen: Seen,
+) -> DbResult<usize> {
     let now = crate::now();
     let mut queued = 0;
-    for subscription in lcm::all_subscriptions(conn, major)? {
+    for subscription in lcm::subscriptions_seen(conn, major, seen)?.iter() {
         if crate::tenancy::hears(&subscription.project, project) && matches(&subscription.body["filter"], &event) {
-            let mut body = build(major.number(), links, &subscription, &event, &now);
+            let mut body = build(major.number(), links, subscription, &event, &now);
             // changedInfo may carry vimConnectionInfo: its credentials stay here.
             crate::secrets::scrub(&mut body);
             notifications::enqueue(conn, &subscription.id, major.number(), &body)?;

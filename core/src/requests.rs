@@ -98,8 +98,8 @@ pub fn accept_in(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<
         *request;
     // The row lock serialises this with DELETE and other tasks on PostgreSQL; SQLite's
     // BEGIN IMMEDIATE already serialises writers. The instance comes back with it.
-    let instance = lcm::lock_and_find_instance(conn, major, instance_id)?
-        .filter(|instance| visible(scope, &instance.project))
+    let (instance, seen) = lcm::lock_and_find_instance_seen(conn, major, instance_id)?
+        .filter(|(instance, _)| visible(scope, &instance.project))
         .ok_or_else(|| instance_not_found(instance_id))?;
     // The lock above moved the row version on by one.
     if if_match.is_some_and(|condition| !condition.matches(instance.row_version - 1)) {
@@ -138,7 +138,8 @@ pub fn accept_in(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<
     let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &id, major.number())?;
     let status = notification_status(initial, operation.name(), None);
     // A notification takes only named attributes of the documents, never their private part.
-    notify::enqueue(conn, major, links, &op.project, Event::OpOcc { op: &op.body, instance: &instance.body, status })?;
+    let event = Event::OpOcc { op: &op.body, instance: &instance.body, status };
+    notify::enqueue_seen(conn, major, links, &op.project, event, seen)?;
     Ok(Accepted { op, outbox_id })
 }
 

@@ -85,6 +85,13 @@ diesel::table! {
 }
 
 diesel::table! {
+    lccn_subscription_generations (major) {
+        major -> Integer,
+        generation -> BigInt,
+    }
+}
+
+diesel::table! {
     vnf_instances_v1 (id) {
         id -> Text,
         vnf_instance_name -> Nullable<Text>,

@@ -1090,3 +1090,50 @@ async fn identical_subscriptions_at_once_make_one(db: Db) {
         assert_eq!(listed.as_array().unwrap().len(), 1, "v{major}: {listed}");
     }
 }
+
+#[tokio::test]
+async fn subscriptions_changed_between_operations_are_heard_from_the_next_one() {
+    subscriptions_changed_between_operations(Db::Sqlite).await;
+}
+
+#[tokio::test]
+async fn subscriptions_changed_between_operations_are_heard_from_the_next_one_on_postgres() {
+    subscriptions_changed_between_operations(Db::Postgres).await;
+}
+
+/// On PostgreSQL a transition reuses the subscriptions read before at the generation its
+/// first statement saw. A subscription made or deleted between two operations still counts
+/// from the next operation's first notification, whatever was read before.
+async fn subscriptions_changed_between_operations(db: Db) {
+    let receiver = Receiver::start().await;
+    let Some(app) = TestApp::spawn_on(db, quick).await else { return };
+    let vnfd_id = install_sample_package(&app);
+    let id = create_instance(&app, &vnfd_id, "heard").await;
+    let run = |task_name: &'static str, body: Value| {
+        let (app, id) = (&app, id.clone());
+        async move {
+            let op = task(app, &id, task_name, body).await;
+            let done = wait_op(app, &op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+            assert_eq!(done["operationState"], "COMPLETED", "{done}");
+        }
+    };
+    // Heard by nobody: the (empty) subscriptions of this generation are read and kept.
+    run("instantiate", instantiate_body()).await;
+
+    let first = subscribed(&app, json!({"callbackUri": receiver.url("/first")})).await;
+    run("terminate", json!({"terminationType": "FORCEFUL"})).await;
+    let heard = receiver.wait_delivered("/first", 3, Duration::from_secs(10)).await;
+    let expected = ["START/STARTING/TERMINATE", "RESULT/PROCESSING/TERMINATE", "RESULT/COMPLETED/TERMINATE"];
+    assert_eq!(heard.iter().map(summary).collect::<Vec<_>>(), expected);
+
+    let first_id = first["id"].as_str().unwrap();
+    let reply = send(v2(&app, Method::DELETE, &format!("/vnflcm/v2/subscriptions/{first_id}"))).await;
+    assert_eq!(reply.status, 204, "{}", reply.text);
+    subscribed(&app, json!({"callbackUri": receiver.url("/second")})).await;
+    run("instantiate", instantiate_body()).await;
+    let heard = receiver.wait_delivered("/second", 3, Duration::from_secs(10)).await;
+    let expected = ["START/STARTING/INSTANTIATE", "RESULT/PROCESSING/INSTANTIATE", "RESULT/COMPLETED/INSTANTIATE"];
+    assert_eq!(heard.iter().map(summary).collect::<Vec<_>>(), expected);
+    // The notifications of the last operation were all queued before it completed.
+    assert_eq!(receiver.posts("/first").len(), 3, "a deleted subscription hears nothing more");
+}

@@ -51,6 +51,72 @@ impl<F, P, V, K: 'static> QueryId for CachedUpdate<F, P, V, K> {
 
 impl<F, P, V, K, Conn> diesel::RunQueryDsl<Conn> for CachedUpdate<F, P, V, K> {}
 
+impl<F, P, V, K> CachedUpdate<F, P, V, K> {
+    /// The same UPDATE followed by `RETURNING returning`, kept prepared under the same key:
+    /// the text sent is still fixed at the call site.
+    pub fn returning<R>(self, returning: R) -> CachedUpdateReturning<Self, R> {
+        CachedUpdateReturning { update: self, returning }
+    }
+}
+
+/// A [`CachedUpdate`] with a RETURNING clause (PostgreSQL and SQLite 3.35 or later).
+pub struct CachedUpdateReturning<U, R> {
+    update: U,
+    returning: R,
+}
+
+impl<U, R, DB> QueryFragment<DB> for CachedUpdateReturning<U, R>
+where
+    DB: Backend,
+    U: QueryFragment<DB>,
+    R: QueryFragment<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.update.walk_ast(out.reborrow())?;
+        out.push_sql(" RETURNING ");
+        self.returning.walk_ast(out)
+    }
+}
+
+impl<U: QueryId, R> QueryId for CachedUpdateReturning<U, R> {
+    // Apart from the plain UPDATE's key: the statements differ.
+    type QueryId = (U::QueryId, Returning);
+    const HAS_STATIC_QUERY_ID: bool = U::HAS_STATIC_QUERY_ID;
+}
+
+/// Part of a [`CachedUpdateReturning`]'s key.
+pub struct Returning;
+
+impl<U, R: diesel::Expression> diesel::query_builder::Query for CachedUpdateReturning<U, R> {
+    type SqlType = R::SqlType;
+}
+
+impl<U, R, Conn> diesel::RunQueryDsl<Conn> for CachedUpdateReturning<U, R> {}
+
+/// A fixed SQL expression of type `ST` for a RETURNING clause. Unlike Diesel's `sql()`, it
+/// does not mark the statement unsafe to keep prepared: its text never changes.
+pub struct FixedSql<ST> {
+    sql: &'static str,
+    sql_type: PhantomData<ST>,
+}
+
+impl<ST> FixedSql<ST> {
+    pub const fn new(sql: &'static str) -> Self {
+        Self { sql, sql_type: PhantomData }
+    }
+}
+
+impl<ST, DB: Backend> QueryFragment<DB> for FixedSql<ST> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql(self.sql);
+        Ok(())
+    }
+}
+
+impl<ST: diesel::sql_types::SqlType + diesel::expression::TypedExpressionType> diesel::Expression for FixedSql<ST> {
+    type SqlType = ST;
+}
+
 /// `cached_update!(table, predicate, (column.eq(value), ...))`: the UPDATE, kept prepared
 /// under a key type of its own. Only for fixed columns (a changeset struct whose `Option`
 /// fields drop columns would change the SQL under the same key).

@@ -2,6 +2,8 @@
 //! the same in both sets; the JSON documents differ in shape (SOL003 v2.6.1 vs v3.3.1).
 //! One implementation (`lcm_tables.rs`) is compiled for each set.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use serde_json::Value;
 
 use crate::connection::{AnyConnection, Backend};
@@ -21,6 +23,14 @@ impl LcmMajor {
             1 => Some(LcmMajor::V1),
             2 => Some(LcmMajor::V2),
             _ => None,
+        }
+    }
+
+    /// The major as the `major` column of `lccn_subscription_generations` holds it.
+    fn column(self) -> i32 {
+        match self {
+            LcmMajor::V1 => 1,
+            LcmMajor::V2 => 2,
         }
     }
 
@@ -162,6 +172,15 @@ pub fn lock_and_find_instance(conn: &mut AnyConnection, major: LcmMajor, id: &st
     dispatch!(major, lock_and_find_instance(conn, id))
 }
 
+/// [`lock_and_find_instance`], with what its statement saw.
+pub fn lock_and_find_instance_seen(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    id: &str,
+) -> DbResult<Option<(InstanceRecord, Seen)>> {
+    dispatch!(major, lock_and_find_instance_seen(conn, id))
+}
+
 pub fn delete_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<bool> {
     dispatch!(major, delete_instance(conn, id))
 }
@@ -236,6 +255,17 @@ pub fn update_op_guarded(
     expected_owner: Option<&str>,
     expected_state: &str,
 ) -> DbResult<bool> {
+    Ok(update_op_seen(conn, major, record, expected_owner, expected_state)?.is_some())
+}
+
+/// [`update_op_guarded`], with what the UPDATE saw when the guard held (`None`: it did not).
+pub fn update_op_seen(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    record: &OpOccRecord,
+    expected_owner: Option<&str>,
+    expected_state: &str,
+) -> DbResult<Option<Seen>> {
     dispatch!(major, update_op_guarded(conn, record, expected_owner, expected_state))
 }
 
@@ -290,7 +320,7 @@ pub fn delete_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> D
 }
 
 pub fn insert_subscription(conn: &mut AnyConnection, major: LcmMajor, record: &SubscriptionRecord) -> DbResult<()> {
-    dispatch!(major, insert_subscription(conn, record))
+    changing_subscriptions(conn, major, |conn| dispatch!(major, insert_subscription(conn, record)))
 }
 
 pub fn find_subscription(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<SubscriptionRecord>> {
@@ -306,7 +336,7 @@ pub fn find_subscription_by_dedup_key(
 }
 
 pub fn delete_subscription(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<bool> {
-    dispatch!(major, delete_subscription(conn, id))
+    changing_subscriptions(conn, major, |conn| dispatch!(major, delete_subscription(conn, id)))
 }
 
 pub fn list_subscriptions(
@@ -324,11 +354,93 @@ pub fn update_subscription_authentication(
     id: &str,
     authentication: Option<&Value>,
 ) -> DbResult<bool> {
-    dispatch!(major, update_subscription_authentication(conn, id, authentication))
+    changing_subscriptions(conn, major, |conn| {
+        dispatch!(major, update_subscription_authentication(conn, id, authentication))
+    })
 }
 
 pub fn all_subscriptions(conn: &mut AnyConnection, major: LcmMajor) -> DbResult<Vec<SubscriptionRecord>> {
     dispatch!(major, all_subscriptions(conn))
+}
+
+/// What a statement of a transition saw besides its row: on PostgreSQL, the generation of
+/// the major's subscriptions (`lccn_subscription_generations`), so that the transition can
+/// reuse the subscriptions read at that generation ([`subscriptions_seen`]) instead of
+/// reading them again: one round trip fewer per transition. `None` on SQLite, where reading
+/// them costs no round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub subscription_generation: Option<i64>,
+}
+
+/// A subscription write and the move of its major's generation, in one transaction (a
+/// savepoint inside the caller's): readers never see the one without the other.
+fn changing_subscriptions<T>(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    change: impl FnOnce(&mut AnyConnection) -> DbResult<T>,
+) -> DbResult<T> {
+    use crate::schema::lccn_subscription_generations as generations;
+    use diesel::prelude::*;
+    conn.transaction(|conn| {
+        let changed = change(conn)?;
+        diesel::update(generations::table.filter(generations::major.eq(major.column())))
+            .set(generations::generation.eq(generations::generation + 1))
+            .execute(conn)?;
+        Ok(changed)
+    })
+}
+
+/// The generation of the major's subscriptions, read now.
+pub fn subscription_generation(conn: &mut AnyConnection, major: LcmMajor) -> DbResult<Option<i64>> {
+    use crate::schema::lccn_subscription_generations as generations;
+    use diesel::prelude::*;
+    Ok(generations::table
+        .filter(generations::major.eq(major.column()))
+        .select(generations::generation)
+        .get_result::<i64>(conn)
+        .optional()?)
+}
+
+/// A major's subscriptions as read at one generation of them.
+struct SubscriptionsAt {
+    major: LcmMajor,
+    generation: i64,
+    list: Arc<Vec<SubscriptionRecord>>,
+}
+
+/// The subscriptions of each major as read at its latest generation seen. Generations
+/// start at a random value per database, so a process that sees two databases (tests do)
+/// does not mistake one's for the other's; it only reads them more often.
+static SUBSCRIPTIONS_SEEN: Mutex<Vec<SubscriptionsAt>> = Mutex::new(Vec::new());
+
+/// The major's subscriptions for an event recorded by a statement that saw `seen`: those
+/// read before at the same generation when there are, else read now (and kept when no
+/// subscription changed while they were read).
+pub fn subscriptions_seen(
+    conn: &mut AnyConnection,
+    major: LcmMajor,
+    seen: Seen,
+) -> DbResult<Arc<Vec<SubscriptionRecord>>> {
+    let Some(generation) = seen.subscription_generation else {
+        return Ok(Arc::new(all_subscriptions(conn, major)?));
+    };
+    let seen_before = || {
+        let cache = SUBSCRIPTIONS_SEEN.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.iter().find(|kept| kept.major == major && kept.generation == generation).map(|kept| kept.list.clone())
+    };
+    if let Some(list) = seen_before() {
+        return Ok(list);
+    }
+    let list = Arc::new(all_subscriptions(conn, major)?);
+    // Each statement has its own snapshot: the list is the generation's only if the
+    // generation is the same after it was read.
+    if subscription_generation(conn, major)? == Some(generation) {
+        let mut cache = SUBSCRIPTIONS_SEEN.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.retain(|kept| kept.major != major);
+        cache.push(SubscriptionsAt { major, generation, list: list.clone() });
+    }
+    Ok(list)
 }
 
 /// Indexed columns the list filters of each resource may push into SQL.
@@ -365,6 +477,7 @@ pub mod columns {
 }
 
 mod v1 {
+    const SUBSCRIPTION_GENERATION: &str = "(SELECT generation FROM lccn_subscription_generations WHERE major = 1)";
     use crate::schema::grants_v1 as grants;
     use crate::schema::lccn_subscriptions_v1 as subscriptions;
     use crate::schema::vnf_instances_v1 as instances;
@@ -374,6 +487,7 @@ mod v1 {
 }
 
 mod v2 {
+    const SUBSCRIPTION_GENERATION: &str = "(SELECT generation FROM lccn_subscription_generations WHERE major = 2)";
     use crate::schema::grants_v2 as grants;
     use crate::schema::lccn_subscriptions_v2 as subscriptions;
     use crate::schema::vnf_instances_v2 as instances;
@@ -386,8 +500,42 @@ mod v2 {
 mod tests {
     use serde_json::json;
 
-    use super::{InstanceRecord, LcmMajor};
+    use super::{InstanceRecord, LcmMajor, Seen, SubscriptionRecord};
     use crate::repo::{lcm, now_text};
+
+    /// Every write to a major's subscriptions moves that major's generation on, and one
+    /// that fails does not; a transition that saw a generation gets the subscriptions of it.
+    #[test]
+    fn subscription_writes_move_the_generation_on() {
+        let (database, _dir) = crate::test_database(1);
+        let mut conn = database.conn().unwrap();
+        let generation =
+            |conn: &mut crate::AnyConnection, major| lcm::subscription_generation(conn, major).unwrap().unwrap();
+        let (start, other) = (generation(&mut conn, LcmMajor::V2), generation(&mut conn, LcmMajor::V1));
+        let record = SubscriptionRecord {
+            id: "subscription".into(),
+            callback_uri: "http://127.0.0.1:9/cb".into(),
+            verbosity: "FULL".into(),
+            body: json!({}),
+            authentication: None,
+            dedup_key: "key".into(),
+            created_at: now_text(),
+            project: String::new(),
+        };
+        lcm::insert_subscription(&mut conn, LcmMajor::V2, &record).unwrap();
+        assert_eq!(generation(&mut conn, LcmMajor::V2), start + 1);
+        assert!(lcm::insert_subscription(&mut conn, LcmMajor::V2, &record).is_err(), "the id is taken");
+        assert_eq!(generation(&mut conn, LcmMajor::V2), start + 1, "a failed write moves nothing");
+        let seen = Seen { subscription_generation: Some(start + 1) };
+        let listed = lcm::subscriptions_seen(&mut conn, LcmMajor::V2, seen).unwrap();
+        assert_eq!(listed.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["subscription"]);
+        lcm::update_subscription_authentication(&mut conn, LcmMajor::V2, "subscription", Some(&json!({}))).unwrap();
+        assert!(lcm::delete_subscription(&mut conn, LcmMajor::V2, "subscription").unwrap());
+        assert_eq!(generation(&mut conn, LcmMajor::V2), start + 3);
+        let seen = Seen { subscription_generation: Some(start + 3) };
+        assert!(lcm::subscriptions_seen(&mut conn, LcmMajor::V2, seen).unwrap().is_empty());
+        assert_eq!(generation(&mut conn, LcmMajor::V1), other, "the other major's is its own");
+    }
 
     /// Documents by id come back for the ids that exist, however many are asked for (SQLite
     /// allows 32,766 variables per statement; a list of all records can miss more).

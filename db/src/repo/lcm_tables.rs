@@ -2,12 +2,13 @@
 // `subscriptions` name that major's tables.
 
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable};
 use serde_json::Value;
 
 use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
-use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, RawInstance, SubscriptionRecord};
-use crate::repo::cached::cached_update;
+use crate::repo::lcm::{IN_FLIGHT_STATES, InstanceRecord, OpOccRecord, RawDocument, RawInstance, Seen, SubscriptionRecord};
+use crate::repo::cached::{FixedSql, cached_update};
 use crate::repo::list::{Db, ListSpec, predicate};
 use crate::repo::now_text;
 
@@ -175,18 +176,27 @@ pub fn lock_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
 }
 
 pub fn lock_and_find_instance(conn: &mut AnyConnection, id: &str) -> DbResult<Option<InstanceRecord>> {
+    Ok(lock_and_find_instance_seen(conn, id)?.map(|(instance, _)| instance))
+}
+
+/// [`lock_and_find_instance`], with what the statement saw (on PostgreSQL, the major's
+/// subscription generation comes back with the row).
+pub fn lock_and_find_instance_seen(conn: &mut AnyConnection, id: &str) -> DbResult<Option<(InstanceRecord, Seen)>> {
     // SQLite answers in process: its two statements stay prepared, where an UPDATE with
     // RETURNING is compiled afresh on every call. PostgreSQL saves a round trip.
     if let AnyConnection::Sqlite(_) = conn {
-        return if lock_instance(conn, id)? { find_instance(conn, id) } else { Ok(None) };
+        let instance = if lock_instance(conn, id)? { find_instance(conn, id)? } else { None };
+        return Ok(instance.map(|instance| (instance, Seen { subscription_generation: None })));
     }
-    diesel::update(instances::table.filter(instances::id.eq(id)))
+    let Some((row, generation)) = diesel::update(instances::table.filter(instances::id.eq(id)))
         .set(instances::row_version.eq(instances::row_version + 1))
-        .returning(instance_columns!())
-        .get_result::<InstanceRow>(conn)
+        .returning((instance_columns!(), subscription_generation_sql()))
+        .get_result::<(InstanceRow, Option<i64>)>(conn)
         .optional()?
-        .map(instance_from_row)
-        .transpose()
+    else {
+        return Ok(None);
+    };
+    Ok(Some((instance_from_row(row)?, Seen { subscription_generation: generation })))
 }
 
 pub fn delete_instance(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
@@ -311,7 +321,12 @@ pub fn find_op(conn: &mut AnyConnection, id: &str) -> DbResult<Option<OpOccRecor
     op_occs::table.filter(op_occs::id.eq(id)).select(op_columns!()).get_result::<OpRow>(conn).optional()?.map(op_from_row).transpose()
 }
 
-pub fn update_op_guarded(conn: &mut AnyConnection, record: &OpOccRecord, expected_owner: Option<&str>, expected_state: &str) -> DbResult<bool> {
+pub fn update_op_guarded(
+    conn: &mut AnyConnection,
+    record: &OpOccRecord,
+    expected_owner: Option<&str>,
+    expected_state: &str,
+) -> DbResult<Option<Seen>> {
     let body = &record.body;
     let changes = (
         op_occs::operation_state.eq(text(body, "operationState")),
@@ -327,11 +342,30 @@ pub fn update_op_guarded(conn: &mut AnyConnection, record: &OpOccRecord, expecte
     // One conditional UPDATE (the rows it changed say whether the guard held), not boxed,
     // so Diesel keeps its prepared statement.
     let guarded = op_occs::id.eq(&record.id).and(op_occs::operation_state.eq(expected_state));
+    if let AnyConnection::Postgresql(_) = conn {
+        // The subscriptions' generation comes back with the row: no round trip of its own.
+        let generation = || FixedSql::<Nullable<BigInt>>::new(SUBSCRIPTION_GENERATION);
+        let seen = match expected_owner {
+            Some(owner) => cached_update!(op_occs::table, guarded.and(op_occs::owner.eq(owner)), changes)
+                .returning(generation())
+                .get_result::<Option<i64>>(conn),
+            None => cached_update!(op_occs::table, guarded.and(op_occs::owner.is_null()), changes)
+                .returning(generation())
+                .get_result::<Option<i64>>(conn),
+        };
+        return Ok(seen.optional()?.map(|generation| Seen { subscription_generation: generation }));
+    }
     let changed = match expected_owner {
         Some(owner) => cached_update!(op_occs::table, guarded.and(op_occs::owner.eq(owner)), changes).execute(conn)?,
         None => cached_update!(op_occs::table, guarded.and(op_occs::owner.is_null()), changes).execute(conn)?,
     };
-    Ok(changed > 0)
+    Ok((changed > 0).then_some(Seen { subscription_generation: None }))
+}
+
+/// The major's subscription generation, as a subquery a statement of a transition returns
+/// (in a statement that is compiled afresh each time anyway).
+fn subscription_generation_sql() -> diesel::expression::SqlLiteral<Nullable<BigInt>> {
+    diesel::dsl::sql(SUBSCRIPTION_GENERATION)
 }
 
 pub fn list_ops(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<OpOccRecord>> {

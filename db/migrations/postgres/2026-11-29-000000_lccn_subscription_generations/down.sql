@@ -1,0 +1,1 @@
+DROP TABLE lccn_subscription_generations;
