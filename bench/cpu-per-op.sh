@@ -48,4 +48,7 @@ for round in $(seq 1 "$rounds"); do
         printf "round %d, %d clients: %d operations, server CPU %.0f ms, %.2f ms and %.1f thread switches per operation\n",
             r, c, ops, a - b, (a - b) / n, s / n }'
     stop_serve
+    if [ "${SOLGATE_BENCH_POSTGRES:-}" = 1 ]; then
+        drop_postgres_database "$name"
+    fi
 done
