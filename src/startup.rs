@@ -248,6 +248,8 @@ impl Application {
         let nfvo =
             solgate_conductor::nfvo::GrantClient::new(&settings.nfvo, &outbound, callbacks.clone())?.map(Arc::new);
         let stop = CancellationToken::new();
+        let in_process = settings.rpc.transport == RpcTransportKind::InProcess;
+        let mut local_conductor = None;
         let conductor = match (role.runs_conductor(), consumer) {
             (true, Some(consumer)) => {
                 let ctx = Arc::new(ConductorContext {
@@ -273,8 +275,13 @@ impl Application {
                 });
                 let drain = Duration::from_secs(settings.conductor.drain_timeout_secs);
                 let stop = stop.clone();
+                let service = solgate_conductor::service::Service::new(ctx);
+                // One process: the API hands accepted starts over in their transaction.
+                if in_process {
+                    local_conductor = Some(service.local_starts());
+                }
                 Some(tokio::spawn(async move {
-                    if let Err(error) = solgate_conductor::service::run(ctx, consumer, stop, drain).await {
+                    if let Err(error) = service.run(consumer, stop, drain).await {
                         tracing::error!(%error, "conductor failed");
                     }
                 }))
@@ -302,6 +309,7 @@ impl Application {
             readiness,
             db: database,
             rpc: publisher,
+            local_conductor,
             vim_types: {
                 let mut types = infra.vim_types();
                 // The NFVO's grant supplies the VIM of an instance that has none.

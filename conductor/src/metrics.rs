@@ -11,6 +11,9 @@ pub struct ConductorMetrics {
     pub notifications_pending: IntGauge,
     /// Automatic retries of infra actions after transient VIM failures.
     pub vim_retries: IntCounter,
+    /// LCM work taken up, by how it reached the conductor: `accept` (in the accepting
+    /// transaction of its own process) or `message`.
+    pub work_taken: IntCounterVec,
 }
 
 impl ConductorMetrics {
@@ -38,7 +41,15 @@ impl ConductorMetrics {
         )?;
         registry.register(Box::new(notifications_pending.clone()))?;
         registry.register(Box::new(vim_retries.clone()))?;
-        Ok(Self { notifications, outbox_republished, running, notifications_pending, vim_retries })
+        let work_taken = IntCounterVec::new(
+            Opts::new(
+                "solgate_lcm_work_taken_total",
+                "LCM work this conductor took up, by how it came: in the accepting transaction of its own process (accept) or by message",
+            ),
+            &["by"],
+        )?;
+        registry.register(Box::new(work_taken.clone()))?;
+        Ok(Self { notifications, outbox_republished, running, notifications_pending, vim_retries, work_taken })
     }
 
     /// Metrics that go nowhere (tests, tools).
@@ -56,10 +67,23 @@ fn unreachable_metrics() -> ConductorMetrics {
         IntGauge::new("solgate_lcm_operations_running", "running"),
         IntGauge::new("solgate_notifications_pending", "pending"),
         IntCounter::new("solgate_vim_retries_total", "retries"),
+        counter("solgate_lcm_work_taken_total", &["by"]),
     ) {
-        (Ok(notifications), Ok(outbox_republished), Ok(running), Ok(notifications_pending), Ok(vim_retries)) => {
-            ConductorMetrics { notifications, outbox_republished, running, notifications_pending, vim_retries }
-        }
+        (
+            Ok(notifications),
+            Ok(outbox_republished),
+            Ok(running),
+            Ok(notifications_pending),
+            Ok(vim_retries),
+            Ok(work_taken),
+        ) => ConductorMetrics {
+            notifications,
+            outbox_republished,
+            running,
+            notifications_pending,
+            vim_retries,
+            work_taken,
+        },
         _ => std::process::abort(),
     }
 }

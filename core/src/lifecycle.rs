@@ -343,6 +343,36 @@ impl StateMachine {
         Ok(applied.then_some(next))
     }
 
+    /// STARTING → PROCESSING in the caller's write transaction, when the stored plan and
+    /// a local grant are all the start needs (no external NFVO, no cancel asked for): the
+    /// plan when it applied (`op` is then as committed), `None` and no transition written
+    /// when the start must take the conductor's usual way. Once the transaction committed, call
+    /// [`StateMachine::applied`].
+    pub fn start_in(
+        &self,
+        conn: &mut AnyConnection,
+        major: LcmMajor,
+        op: &mut OpOccRecord,
+        instance: &InstanceRecord,
+        owner: &str,
+    ) -> Result<Option<crate::operation::OperationPlan>, CoreError> {
+        if op.state() != STARTING || op.body["isCancelPending"] == true {
+            return Ok(None);
+        }
+        let Some(plan) = crate::operation::OperationPlan::stored(&op.body, false) else { return Ok(None) };
+        let grant = plan.local_grant(&instance.body, &instance.id, &op.id, op.operation());
+        // Should the transition not apply, the conductor's start sets it again with its own.
+        use_local_grant(&mut op.body, &grant);
+        let change = StateChange::to(PROCESSING);
+        match self.record_in(conn, major, op, Some(owner), &change, Some(&instance.body))? {
+            Some(next) => {
+                *op = next;
+                Ok(Some(plan))
+            }
+            None => Ok(None),
+        }
+    }
+
     /// Counts and logs a committed transition of `op` (as it is afterwards).
     pub fn applied(&self, major: LcmMajor, op: &OpOccRecord, change: &StateChange) {
         if let Some(error) = &change.error {

@@ -4,7 +4,7 @@
 //! work after.
 
 use serde_json::{Value, json};
-use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord};
+use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::outbox;
 use solgate_db::{AnyConnection, write_transaction};
 
@@ -15,7 +15,7 @@ use crate::op_occ::{self, ACTION_ROLLBACK, ACTION_START, FAILED, FAILED_TEMP, RO
 use crate::operation::{LcmOperation, OperationPlan, PlanRequest, Precondition};
 use crate::shapes::LcmShapes;
 use crate::tenancy::{ProjectScope, visible};
-use crate::work::{WorkKind, kind_name};
+use crate::work::{ConductorSlot, WorkKind, kind_name};
 use crate::{CoreError, db_run, now, vnfd};
 
 /// The detail of every cancelled occurrence's `error`.
@@ -94,6 +94,42 @@ pub fn accept(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Acc
 /// [`accept`] in the caller's write transaction ([`solgate_db::Database::write`]), which an
 /// error must abort: no savepoint of its own (on PostgreSQL two round trips fewer).
 pub fn accept_in(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<Accepted, CoreError> {
+    let (op, _) = write_accepted(conn, request, None)?;
+    let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &op.id, request.major.number())?;
+    Ok(Accepted { op, outbox_id })
+}
+
+/// An accepted task taken up by the conductor of this process in the accepting transaction:
+/// the occurrence as committed (owned by that conductor, no work pending, no outbox row),
+/// and its instance and plan when it entered PROCESSING there (stored plan, local grant).
+pub struct TakenUp {
+    pub op: OpOccRecord,
+    pub started: Option<(InstanceRecord, OperationPlan)>,
+}
+
+/// [`accept_in`], the occurrence taken up by the conductor holding `slot` in the same
+/// transaction, as its claim would (owner and lease set, no work pending), and started
+/// there when it can be ([`StateMachine::start_in`]): one transaction and one commit per
+/// operation fewer than a claim after a message. Call [`ConductorSlot::run`] once it commits.
+pub fn accept_taken_in(
+    conn: &mut AnyConnection,
+    request: &TaskRequest<'_>,
+    machine: &StateMachine,
+    slot: &mut dyn ConductorSlot,
+) -> Result<TakenUp, CoreError> {
+    let (mut op, instance) = write_accepted(conn, request, Some(&*slot))?;
+    slot.enter(&op.id);
+    let started = machine.start_in(conn, request.major, &mut op, &instance, slot.owner())?;
+    Ok(TakenUp { op, started: started.map(|plan| (instance, plan)) })
+}
+
+/// Checks and writes an accepted task: the occurrence (claimed by `slot`'s conductor when
+/// given, else with its work pending) and its START notification; the instance as locked.
+fn write_accepted(
+    conn: &mut AnyConnection,
+    request: &TaskRequest<'_>,
+    slot: Option<&dyn ConductorSlot>,
+) -> Result<(OpOccRecord, InstanceRecord), CoreError> {
     let TaskRequest { major, operation, instance_id, params, shapes, vim_types, links, scope, if_match, automatic } =
         *request;
     // The row lock serialises this with DELETE and other tasks on PostgreSQL; SQLite's
@@ -123,11 +159,12 @@ pub fn accept_in(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<
     document["isAutomaticInvocation"] = json!(automatic);
     plan.store(&mut document, false);
     let op = OpOccRecord {
-        id: id.clone(),
+        id,
         body: document,
-        pending_action: Some(ACTION_START.to_owned()),
-        owner: None,
-        lease_expires_at: None,
+        // Taken up here: as the conductor's claim leaves it.
+        pending_action: if slot.is_some() { None } else { Some(ACTION_START.to_owned()) },
+        owner: slot.map(|slot| slot.owner().to_owned()),
+        lease_expires_at: slot.map(|slot| slot.lease_expires_at().to_owned()),
         attempt: 1,
         created_at: now.clone(),
         updated_at: now,
@@ -135,12 +172,11 @@ pub fn accept_in(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<
     };
     lcm::insert_op(conn, major, &op)
         .map_err(|error| if error.is_unique_violation() { in_progress(instance_id) } else { error.into() })?;
-    let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &id, major.number())?;
     let status = notification_status(initial, operation.name(), None);
     // A notification takes only named attributes of the documents, never their private part.
     let event = Event::OpOcc { op: &op.body, instance: &instance.body, status };
     notify::enqueue_seen(conn, major, links, &op.project, event, seen)?;
-    Ok(Accepted { op, outbox_id })
+    Ok((op, instance))
 }
 
 /// Retry or rollback of a FAILED_TEMP occurrence: records the request for a conductor

@@ -5,6 +5,9 @@
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
+use solgate_db::repo::lcm::LcmMajor;
+
+use crate::requests::TakenUp;
 
 /// What the message asks a conductor to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -81,6 +84,30 @@ pub trait RpcPublisher: Send + Sync + 'static {
     fn in_process(&self) -> bool {
         false
     }
+}
+
+/// A place at the conductor of this process (`solgate serve`), reserved for one operation
+/// before its accepting transaction: the conductor takes the start up in that transaction
+/// ([`crate::requests::accept_taken_in`]), which spares the claim's own transaction and
+/// commit, the outbox row and the message. Dropped unused, it frees the place.
+pub trait ConductorSlot: Send + 'static {
+    /// The conductor's id: the occurrence's owner.
+    fn owner(&self) -> &str;
+    /// Until when the owner's claim holds without a heartbeat.
+    fn lease_expires_at(&self) -> &str;
+    /// Marks the occurrence running at the conductor, in the transaction and before it
+    /// commits: recovery never sees it owned by a live conductor and not running.
+    fn enter(&mut self, op_id: &str);
+    /// The transaction committed: the conductor runs the occurrence.
+    fn run(self: Box<Self>, major: LcmMajor, taken: TakenUp);
+}
+
+/// The conductor of this process, as the accepting side sees it.
+pub trait LocalConductor: Send + Sync + 'static {
+    /// A place for one more operation; `None` when the conductor is full, stopping, or its
+    /// starts need an external NFVO's grant (the work then goes by message, as in a
+    /// scaled-out deployment).
+    fn reserve(&self) -> Option<Box<dyn ConductorSlot>>;
 }
 
 /// The outbox `kind` of a message.

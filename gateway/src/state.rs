@@ -33,6 +33,9 @@ pub struct AppState {
     pub readiness: Vec<Arc<dyn ReadinessProbe>>,
     pub db: Database,
     pub rpc: Arc<dyn RpcPublisher>,
+    /// The conductor of this process (`solgate serve`): it takes accepted starts up in
+    /// their accepting transaction; `None` in a gateway of its own (work goes by message).
+    pub local_conductor: Option<Arc<dyn solgate_core::work::LocalConductor>>,
     /// `vimType`s the conductors have drivers for.
     pub vim_types: Vec<&'static str>,
     /// Rendered list entries (see `common::cache`).

@@ -29,6 +29,7 @@ on_both_databases!(
     credentials_never_leave,
     query_features_on_many_instances,
     the_local_vim_runs_only_where_enabled,
+    accepted_starts_are_taken_up_within_the_conductors_limit,
 );
 
 async fn app(db: Db) -> Option<TestApp> {
@@ -626,4 +627,54 @@ async fn the_local_vim_runs_only_where_enabled(db: Db) {
     assert_eq!(ops.status, 200, "{}", ops.text);
     assert_eq!(ops.json(), json!([]));
     assert_eq!(show_instance(&app, &id).await["instantiationState"], "NOT_INSTANTIATED");
+}
+
+/// `solgate_lcm_work_taken_total{by=...}` as the process's /metrics shows it.
+async fn work_taken(app: &TestApp, by: &str) -> u64 {
+    let metrics = send(app.get("/metrics")).await.text;
+    let prefix = format!("solgate_lcm_work_taken_total{{by=\"{by}\"}} ");
+    metrics.lines().find_map(|line| line.strip_prefix(&prefix)?.parse().ok()).unwrap_or(0)
+}
+
+/// In `solgate serve` the conductor takes an accepted start up in the accepting transaction:
+/// the occurrence the 202 names is PROCESSING already. Those starts and the messaged ones
+/// share `max_concurrent_operations`: beyond it the work goes by message, and every
+/// operation completes either way.
+async fn accepted_starts_are_taken_up_within_the_conductors_limit(db: Db) {
+    let Some(app) = TestApp::spawn_on(db, |settings| {
+        // The loop waiting for a message holds one place: one is left for a local start.
+        settings.conductor.max_concurrent_operations = 2;
+        // Slow enough that the later instantiates arrive while the first runs.
+        settings.conductor.local_vim_delay_ms = 150;
+    })
+    .await
+    else {
+        return;
+    };
+    let vnfd_id = install_sample_package(&app);
+    let mut ids = Vec::new();
+    for n in 0..4 {
+        ids.push(create_instance(&app, &vnfd_id, &format!("limit-{n}")).await);
+    }
+    let (accepted_before, messaged_before) = (work_taken(&app, "accept").await, work_taken(&app, "message").await);
+
+    let first = task(&app, &ids[0], "instantiate", instantiate_body()).await;
+    let op = get(&app, &first).await.json();
+    assert_eq!(op["operationState"], "PROCESSING", "started in the accepting transaction: {op}");
+    assert_eq!(work_taken(&app, "accept").await, accepted_before + 1);
+
+    // The one local place is taken: these go by message, and wait for places.
+    let rest = ids[1..].iter().map(|id| task(&app, id, "instantiate", instantiate_body()));
+    let urls = futures::future::join_all(rest).await;
+    for url in std::iter::once(&first).chain(&urls) {
+        let op = wait_op(&app, url, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+        assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    }
+    let accepted = work_taken(&app, "accept").await - accepted_before;
+    let messaged = work_taken(&app, "message").await - messaged_before;
+    assert!(messaged >= 1, "beyond the limit the work went by message (accept {accepted}, message {messaged})");
+    assert_eq!(accepted + messaged, 4, "each operation was taken up once");
+    for id in &ids {
+        assert_eq!(show_instance(&app, id).await["instantiationState"], "INSTANTIATED");
+    }
 }

@@ -12,7 +12,7 @@ use solgate_core::instance::{self, inventory_of, resource_changes};
 use solgate_core::lifecycle::{self, InstanceChange, StateChange};
 use solgate_core::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
 use solgate_core::operation::{InfraWork, LcmOperation, NO_VIM, OperationPlan, PlanRequest};
-use solgate_core::requests::{CANCELLED, plan_rollback};
+use solgate_core::requests::{CANCELLED, TakenUp, plan_rollback};
 use solgate_core::{CoreError, PRIVATE_KEY, shapes, vnfd};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::{outbox, to_text};
@@ -34,7 +34,7 @@ pub struct ClaimedOp {
     _running: crate::context::RunningGuard,
 }
 
-fn lease_until(ctx: &ConductorContext) -> String {
+pub(crate) fn lease_until(ctx: &ConductorContext) -> String {
     let lease = chrono::Duration::seconds(i64::try_from(ctx.settings.lease_timeout_secs).unwrap_or(30));
     to_text(chrono::Utc::now() + lease)
 }
@@ -70,6 +70,7 @@ pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Resu
     })
     .await?;
     Ok(claimed.map(|(op, action, started)| {
+        ctx.metrics.work_taken.with_label_values(&["message"]).inc();
         if started.is_some() {
             ctx.machine.applied(major, &op, &StateChange::to(PROCESSING));
         }
@@ -77,9 +78,27 @@ pub async fn claim(ctx: &ConductorContext, major: LcmMajor, op_id: &str) -> Resu
     }))
 }
 
+impl ClaimedOp {
+    /// A start the conductor took up in its accepting transaction
+    /// ([`solgate_core::requests::accept_taken_in`]), committed; counted as [`claim`] counts
+    /// its start.
+    pub fn taken_up(
+        ctx: &ConductorContext,
+        major: LcmMajor,
+        taken: TakenUp,
+        running: crate::context::RunningGuard,
+    ) -> Self {
+        ctx.metrics.work_taken.with_label_values(&["accept"]).inc();
+        if taken.started.is_some() {
+            ctx.machine.applied(major, &taken.op, &StateChange::to(PROCESSING));
+        }
+        Self { op: taken.op, action: op_occ::ACTION_START.to_owned(), started: taken.started, _running: running }
+    }
+}
+
 /// STARTING → PROCESSING inside the claim's transaction, when the stored plan and a local
 /// grant are all it needs (as [`start`] would do it next): the instance and plan on success,
-/// `None` (and nothing written) when [`start`] must take its usual way.
+/// `None` (and no transition written) when [`start`] must take its usual way.
 fn start_in_claim(
     conn: &mut solgate_db::AnyConnection,
     machine: &lifecycle::StateMachine,
@@ -90,19 +109,8 @@ fn start_in_claim(
     if op.state() != STARTING || op.body["isCancelPending"] == true {
         return Ok(None);
     }
-    let Some(plan) = OperationPlan::stored(&op.body, false) else { return Ok(None) };
     let Some(instance) = lcm::find_instance(conn, major, op.vnf_instance_id())? else { return Ok(None) };
-    let grant = plan.local_grant(&instance.body, &instance.id, &op.id, op.operation());
-    // As `start` does; should the transition not apply, `start` sets it again with its own grant.
-    lifecycle::use_local_grant(&mut op.body, &grant);
-    let change = StateChange::to(PROCESSING);
-    match machine.record_in(conn, major, op, Some(owner), &change, Some(&instance.body))? {
-        Some(next) => {
-            *op = next;
-            Ok(Some((instance, plan)))
-        }
-        None => Ok(None),
-    }
+    Ok(machine.start_in(conn, major, op, &instance, owner)?.map(|plan| (instance, plan)))
 }
 
 /// The grant an operation starts with: an external NFVO's, stored with the transition, or

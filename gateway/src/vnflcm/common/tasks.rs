@@ -1,20 +1,31 @@
 //! Accepting an LCM task (instantiate, terminate, scale, ..., and PATCH): validation
 //! against the negotiated version's schema, then the domain plans and records it in one
-//! transaction (`solgate_core::requests::accept`), then the work message is published.
+//! transaction (`solgate_core::requests::accept`), then the work message is published; in
+//! `solgate serve` the conductor of the process takes the start up in that transaction.
 
 use actix_web::HttpResponse;
 use actix_web::http::header;
 use serde_json::Value;
 use solgate_core::operation::LcmOperation;
-use solgate_core::requests::{self, IfMatch, TaskRequest};
+use solgate_core::requests::{self, IfMatch, TakenUp, TaskRequest};
 use solgate_core::shapes;
-use solgate_core::work::RpcMessage;
+use solgate_core::work::{ConductorSlot, RpcMessage};
 
 use super::{major_of, validate};
 use crate::common::Tenant;
 use crate::error::ApiResult;
 use crate::sol013::Negotiated;
 use crate::state::AppState;
+
+/// How an accepted task reaches a conductor. One per request, moved out at once: the size
+/// of its larger variant costs nothing a box would not.
+#[allow(clippy::large_enum_variant)]
+enum Handover {
+    /// Taken up by the conductor of this process in the accepting transaction.
+    Local(Box<dyn ConductorSlot>, TakenUp),
+    /// By the work message of its outbox row.
+    Message(requests::Accepted),
+}
 
 /// Accepts a task on an instance: 202 with `Location` of the new occurrence.
 pub async fn accept(
@@ -38,6 +49,10 @@ pub async fn accept(
     let links = state.links.clone();
     let vim_types = state.vim_types.clone();
     let scope = tenant.scope().map(str::to_owned);
+    // The conductor of this process takes the start up in the accepting transaction when it
+    // has a place; otherwise the work goes by message.
+    let slot = state.local_conductor.as_ref().and_then(|local| local.reserve());
+    let machine = slot.as_ref().map(|_| state.machine.clone());
     let accepted = state
         .write(move |conn| {
             let request = TaskRequest {
@@ -53,10 +68,26 @@ pub async fn accept(
                 automatic: false,
             };
             // `state.write`'s transaction is the accepting one; its error aborts it.
-            Ok(requests::accept_in(conn, &request)?)
+            Ok(match (slot, machine) {
+                (Some(mut slot), Some(machine)) => {
+                    let taken = requests::accept_taken_in(conn, &request, &machine, slot.as_mut())?;
+                    Handover::Local(slot, taken)
+                }
+                _ => Handover::Message(requests::accept_in(conn, &request)?),
+            })
         })
         .await?;
-    let op_id = accepted.op.id;
-    state.dispatch(accepted.outbox_id, RpcMessage::lcm(op_id.clone(), major.number()));
+    let op_id = match accepted {
+        Handover::Local(slot, taken) => {
+            let op_id = taken.op.id.clone();
+            slot.run(major, taken);
+            op_id
+        }
+        Handover::Message(accepted) => {
+            let op_id = accepted.op.id;
+            state.dispatch(accepted.outbox_id, RpcMessage::lcm(op_id.clone(), major.number()));
+            op_id
+        }
+    };
     Ok(HttpResponse::Accepted().insert_header((header::LOCATION, state.links.op_occ(major.number(), &op_id))).finish())
 }
