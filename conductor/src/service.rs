@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use solgate_core::requests::TakenUp;
+use solgate_core::work::TakenUp;
 use solgate_core::work::{ConductorSlot, LocalConductor};
 use solgate_db::repo::conductors;
 use solgate_db::repo::lcm::LcmMajor;

@@ -15,7 +15,7 @@ use crate::op_occ::{self, ACTION_ROLLBACK, ACTION_START, FAILED, FAILED_TEMP, RO
 use crate::operation::{LcmOperation, OperationPlan, PlanRequest, Precondition};
 use crate::shapes::LcmShapes;
 use crate::tenancy::{ProjectScope, visible};
-use crate::work::{ConductorSlot, WorkKind, kind_name};
+use crate::work::{ConductorSlot, TakenUp, WorkKind, kind_name};
 use crate::{CoreError, db_run, now, vnfd};
 
 /// The detail of every cancelled occurrence's `error`.
@@ -97,14 +97,6 @@ pub fn accept_in(conn: &mut AnyConnection, request: &TaskRequest<'_>) -> Result<
     let (op, _) = write_accepted(conn, request, None)?;
     let outbox_id = outbox::enqueue(conn, kind_name(WorkKind::LcmOpOcc), &op.id, request.major.number())?;
     Ok(Accepted { op, outbox_id })
-}
-
-/// An accepted task taken up by the conductor of this process in the accepting transaction:
-/// the occurrence as committed (owned by that conductor, no work pending, no outbox row),
-/// and its instance and plan when it entered PROCESSING there (stored plan, local grant).
-pub struct TakenUp {
-    pub op: OpOccRecord,
-    pub started: Option<(InstanceRecord, OperationPlan)>,
 }
 
 /// [`accept_in`], the occurrence taken up by the conductor holding `slot` in the same

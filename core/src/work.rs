@@ -5,9 +5,9 @@
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use solgate_db::repo::lcm::LcmMajor;
+use solgate_db::repo::lcm::{InstanceRecord, LcmMajor, OpOccRecord};
 
-use crate::requests::TakenUp;
+use crate::operation::OperationPlan;
 
 /// What the message asks a conductor to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -86,9 +86,17 @@ pub trait RpcPublisher: Send + Sync + 'static {
     }
 }
 
+/// An accepted task taken up by the conductor of this process in the accepting transaction:
+/// the occurrence as committed (owned by that conductor, no work pending, no outbox row),
+/// and its instance and plan when it entered PROCESSING there (stored plan, local grant).
+pub struct TakenUp {
+    pub op: OpOccRecord,
+    pub started: Option<(InstanceRecord, OperationPlan)>,
+}
+
 /// A place at the conductor of this process (`solgate serve`), reserved for one operation
 /// before its accepting transaction: the conductor takes the start up in that transaction
-/// ([`crate::requests::accept_taken_in`]), which spares the claim's own transaction and
+/// (`requests::accept_taken_in`), which spares the claim's own transaction and
 /// commit, the outbox row and the message. Dropped unused, it frees the place.
 pub trait ConductorSlot: Send + 'static {
     /// The conductor's id: the occurrence's owner.

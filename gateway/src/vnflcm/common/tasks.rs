@@ -7,9 +7,9 @@ use actix_web::HttpResponse;
 use actix_web::http::header;
 use serde_json::Value;
 use solgate_core::operation::LcmOperation;
-use solgate_core::requests::{self, IfMatch, TakenUp, TaskRequest};
+use solgate_core::requests::{self, IfMatch, TaskRequest};
 use solgate_core::shapes;
-use solgate_core::work::{ConductorSlot, RpcMessage};
+use solgate_core::work::{ConductorSlot, RpcMessage, TakenUp};
 
 use super::{major_of, validate};
 use crate::common::Tenant;
