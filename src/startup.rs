@@ -278,7 +278,7 @@ impl Application {
                 let service = solgate_conductor::service::Service::new(ctx);
                 // One process: the API hands accepted starts over in their transaction.
                 if in_process {
-                    local_conductor = Some(service.local_starts());
+                    local_conductor = service.local_starts();
                 }
                 Some(tokio::spawn(async move {
                     if let Err(error) = service.run(consumer, stop, drain).await {

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use solgate_core::work::TakenUp;
-use solgate_core::work::{ConductorSlot, LocalConductor};
+use solgate_core::work::{ConductorSlot, LocalConductor, TakenUp};
 use solgate_db::repo::conductors;
 use solgate_db::repo::lcm::LcmMajor;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
@@ -75,8 +74,7 @@ struct LocalStarts {
 
 impl LocalConductor for LocalStarts {
     fn reserve(&self) -> Option<Box<dyn ConductorSlot>> {
-        // An external NFVO's grant is asked for outside any transaction.
-        if self.ctx.nfvo.is_some() || self.sender.is_closed() {
+        if self.sender.is_closed() {
             return None;
         }
         let permit = self.limit.clone().try_acquire_owned().ok()?;
@@ -139,9 +137,13 @@ impl Service {
         Self { ctx, limit, sender, taken }
     }
 
-    /// Where the API of this process hands accepted starts to this conductor.
-    pub fn local_starts(&self) -> Arc<dyn LocalConductor> {
-        Arc::new(LocalStarts { ctx: self.ctx.clone(), limit: self.limit.clone(), sender: self.sender.clone() })
+    /// Where the API of this process hands accepted starts to this conductor; `None` with an
+    /// external NFVO, whose grant is asked for outside any transaction.
+    pub fn local_starts(&self) -> Option<Arc<dyn LocalConductor>> {
+        if self.ctx.nfvo.is_some() {
+            return None;
+        }
+        Some(Arc::new(LocalStarts { ctx: self.ctx.clone(), limit: self.limit.clone(), sender: self.sender.clone() }))
     }
 
     /// Runs the conductor until `stop` is cancelled or the transport closes. In-flight

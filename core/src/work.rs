@@ -112,9 +112,8 @@ pub trait ConductorSlot: Send + 'static {
 
 /// The conductor of this process, as the accepting side sees it.
 pub trait LocalConductor: Send + Sync + 'static {
-    /// A place for one more operation; `None` when the conductor is full, stopping, or its
-    /// starts need an external NFVO's grant (the work then goes by message, as in a
-    /// scaled-out deployment).
+    /// A place for one more operation; `None` when the conductor is full or stopping (the
+    /// work then goes by message, as in a scaled-out deployment).
     fn reserve(&self) -> Option<Box<dyn ConductorSlot>>;
 }
 

@@ -51,8 +51,8 @@ pub async fn accept(
     let scope = tenant.scope().map(str::to_owned);
     // The conductor of this process takes the start up in the accepting transaction when it
     // has a place; otherwise the work goes by message.
-    let slot = state.local_conductor.as_ref().and_then(|local| local.reserve());
-    let machine = slot.as_ref().map(|_| state.machine.clone());
+    let local =
+        state.local_conductor.as_ref().and_then(|local| local.reserve()).map(|slot| (slot, state.machine.clone()));
     let accepted = state
         .write(move |conn| {
             let request = TaskRequest {
@@ -68,12 +68,12 @@ pub async fn accept(
                 automatic: false,
             };
             // `state.write`'s transaction is the accepting one; its error aborts it.
-            Ok(match (slot, machine) {
-                (Some(mut slot), Some(machine)) => {
+            Ok(match local {
+                Some((mut slot, machine)) => {
                     let taken = requests::accept_taken_in(conn, &request, &machine, slot.as_mut())?;
                     Handover::Local(slot, taken)
                 }
-                _ => Handover::Message(requests::accept_in(conn, &request)?),
+                None => Handover::Message(requests::accept_in(conn, &request)?),
             })
         })
         .await?;
