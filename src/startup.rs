@@ -307,6 +307,7 @@ impl Application {
             links,
             metrics,
             readiness,
+            published_marks: solgate_core::work::PublishedMarks::start(database.clone()),
             db: database,
             rpc: publisher,
             local_conductor,

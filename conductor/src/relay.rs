@@ -62,7 +62,8 @@ pub async fn relay_once(ctx: &ConductorContext, started: chrono::DateTime<chrono
         let gone_before = to_text(started.max(now - republish_after));
         (gone_before.clone(), gone_before)
     } else {
-        (to_text(now - chrono::Duration::seconds(2)), to_text(now - republish_after))
+        let grace = chrono::Duration::from_std(solgate_core::work::UNPUBLISHED_GRACE).unwrap_or_default();
+        (to_text(now - grace), to_text(now - republish_after))
     };
     let rows = match ctx.db_run(move |conn| outbox::due(conn, &unpublished_before, &republish_before, 200)).await {
         Ok(rows) => rows,

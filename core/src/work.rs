@@ -67,6 +67,54 @@ pub enum RpcError {
     Closed,
 }
 
+/// How long after its row was written the outbox relay still leaves a message unmarked as
+/// published to the process that wrote it, before publishing it itself.
+pub const UNPUBLISHED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Marks the outbox rows whose messages the broker confirmed, gathered for a tenth of
+/// [`UNPUBLISHED_GRACE`] and written in one statement. A mark per message was a write per
+/// operation, often waiting for the lock of a conductor's claim that was deleting the same
+/// row; gathered, most rows are already taken up and gone, and the rest cost one UPDATE.
+/// Marks lost with the process only let the relay publish those rows again, which a claim
+/// takes as the repeat it is.
+#[derive(Clone)]
+pub struct PublishedMarks {
+    confirmed: tokio::sync::mpsc::UnboundedSender<i64>,
+}
+
+impl PublishedMarks {
+    /// Starts the task that writes the marks; it ends, after writing what it holds, once
+    /// every clone is dropped.
+    pub fn start(db: solgate_db::Database) -> Self {
+        let (confirmed, mut marks) = tokio::sync::mpsc::unbounded_channel::<i64>();
+        tokio::spawn(async move {
+            while let Some(first) = marks.recv().await {
+                tokio::time::sleep(UNPUBLISHED_GRACE / 10).await;
+                let mut ids = vec![first];
+                while let Ok(id) = marks.try_recv() {
+                    ids.push(id);
+                }
+                // Bounded statements (SQLite's limit on bound values is far above this).
+                for chunk in ids.chunks(1_000) {
+                    let chunk = chunk.to_vec();
+                    let written =
+                        db.write_once(move |conn| solgate_db::repo::outbox::mark_all_published(conn, &chunk)).await;
+                    if let Err(error) = written {
+                        tracing::warn!(%error, "could not mark outbox rows published; the relay may publish them again");
+                    }
+                }
+            }
+        });
+        Self { confirmed }
+    }
+
+    /// The broker confirmed the message of outbox row `id`.
+    pub fn mark(&self, id: i64) {
+        // Closed only at shutdown: the relay then publishes the row again if still untaken.
+        let _ = self.confirmed.send(id);
+    }
+}
+
 /// The gateway side: hands work to the conductors.
 pub trait RpcPublisher: Send + Sync + 'static {
     /// Publishes one message. `Ok` means the transport has taken responsibility for it

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use solgate_core::links::Links;
 use solgate_core::work::{RpcMessage, RpcPublisher};
-use solgate_db::repo::outbox;
 use solgate_db::{AnyConnection, Database};
 use solgate_schemas::Registry;
 
@@ -33,6 +32,8 @@ pub struct AppState {
     pub readiness: Vec<Arc<dyn ReadinessProbe>>,
     pub db: Database,
     pub rpc: Arc<dyn RpcPublisher>,
+    /// Marks the outbox rows of messages the broker confirmed (not used in process).
+    pub published_marks: solgate_core::work::PublishedMarks,
     /// The conductor of this process (`solgate serve`): it takes accepted starts up in
     /// their accepting transaction; `None` in a gateway of its own (work goes by message).
     pub local_conductor: Option<Arc<dyn solgate_core::work::LocalConductor>>,
@@ -117,15 +118,12 @@ impl AppState {
     /// outbox relay publishes later, so nothing accepted is lost.
     pub fn dispatch(&self, outbox_id: i64, message: RpcMessage) {
         let rpc = self.rpc.clone();
-        let db = self.db.clone();
+        let marks = self.published_marks.clone();
         tokio::spawn(async move {
             match rpc.publish(&message).await {
                 // Handed over in memory: the relay needs no mark (`RpcPublisher::in_process`).
                 Ok(()) if rpc.in_process() => {}
-                Ok(()) => {
-                    // In the group commit's batch on SQLite, one statement on PostgreSQL.
-                    let _ = db.write_once(move |conn| outbox::mark_published(conn, outbox_id)).await;
-                }
+                Ok(()) => marks.mark(outbox_id),
                 Err(error) => {
                     tracing::warn!(%error, id = %message.id, "publish failed; the outbox relay will retry");
                 }

@@ -281,3 +281,129 @@ async fn a_broker_outage_during_a_burst_loses_nothing() {
     drop(conductor);
     drop(gateway);
 }
+
+/// Two conductors given the same message race for its work on PostgreSQL. The second one's
+/// claim waits for the first's to commit, then takes nothing, even though the work it was
+/// sent for was pending when it began. A claim reports the work it took as its statement
+/// saw it: work queued again meanwhile (a retry) is left for its own message.
+#[test]
+fn a_claim_that_waited_for_another_conductors_takes_nothing() {
+    use diesel::RunQueryDsl;
+    use solgate_db::repo::lcm::{self, LcmMajor, OpOccRecord};
+
+    let Some(pg) = PgDatabase::create() else { return };
+    let settings = solgate_db::DatabaseSettings { pool_size: 2, ..Default::default() };
+    let database = solgate_db::Database::connect(&pg.url, &settings).unwrap();
+    database.migrate().unwrap();
+    let major = LcmMajor::V2;
+    let now = solgate_db::repo::now_text();
+    for (id, requeued) in [("op-raced", false), ("op-requeued", true)] {
+        let record = OpOccRecord {
+            id: id.to_owned(),
+            body: json!({
+                "id": id, "vnfInstanceId": format!("instance-{id}"), "operation": "INSTANTIATE",
+                "operationState": "STARTING", "stateEnteredTime": now, "startTime": now,
+            }),
+            pending_action: Some("start".into()),
+            owner: None,
+            lease_expires_at: None,
+            attempt: 1,
+            created_at: now.clone(),
+            updated_at: now.clone(),
+            project: String::new(),
+        };
+        let mut first = database.conn().unwrap();
+        lcm::insert_op(&mut first, major, &record).unwrap();
+        diesel::sql_query("BEGIN").execute(&mut *first).unwrap();
+        let taken =
+            lcm::claim_op(&mut first, major, id, "conductor-a", &now).unwrap().expect("unclaimed work is taken");
+        assert_eq!(taken.pending_action.as_deref(), Some("start"), "the claim names the work it took");
+        assert_eq!(taken.owner.as_deref(), Some("conductor-a"));
+        // The second conductor's claim, started while the first holds the row.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let second_database = database.clone();
+        let second = std::thread::spawn(move || {
+            let mut conn = second_database.conn().unwrap();
+            sender.send(lcm::claim_op(&mut conn, major, id, "conductor-b", &solgate_db::repo::now_text())).unwrap();
+        });
+        assert!(
+            receiver.recv_timeout(Duration::from_millis(300)).is_err(),
+            "the second claim waits for the first to commit"
+        );
+        if requeued {
+            diesel::sql_query(format!("UPDATE vnf_lcm_op_occs_v2 SET pending_action = 'retry' WHERE id = '{id}'"))
+                .execute(&mut *first)
+                .unwrap();
+        }
+        diesel::sql_query("COMMIT").execute(&mut *first).unwrap();
+        let raced = receiver.recv_timeout(Duration::from_secs(10)).expect("the second claim ends").unwrap();
+        second.join().unwrap();
+        assert!(raced.is_none(), "{id}: the work was taken once, by the first conductor: {raced:?}");
+        let stored = lcm::find_op(&mut first, major, id).unwrap().unwrap();
+        assert_eq!(stored.owner.as_deref(), Some("conductor-a"), "{id}");
+        let left = if requeued { Some("retry") } else { None };
+        assert_eq!(stored.pending_action.as_deref(), left, "{id}: queued work stays for its own message");
+        if requeued {
+            let retried =
+                lcm::claim_op(&mut first, major, id, "conductor-b", &now).unwrap().expect("the retry's claim");
+            assert_eq!(retried.pending_action.as_deref(), Some("retry"));
+        }
+    }
+}
+
+/// A gateway marks the outbox rows of the messages the broker confirmed before the outbox
+/// relay's grace runs out, so no conductor's relay publishes that work a second time; the
+/// marks of a burst are written together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirmed_work_is_marked_published_within_the_relays_grace() {
+    use solgate_db::repo::outbox;
+
+    let Some(amqp) = amqp_url() else { return };
+    let Some(postgres) = PgDatabase::create() else { return };
+    let data_dir = tempfile::tempdir().unwrap();
+    let cluster = cluster(&postgres.url, &amqp, data_dir.path());
+    migrate(&cluster);
+    let gateway = cluster.spawn("gateway");
+    let app = TestApp::remote(gateway.base_url(), postgres.url.clone(), Some(postgres));
+    wait_ready(&app).await;
+    let vnfd_id = install_sample_package(&app);
+    let mut ops = Vec::new();
+    let mut instances = Vec::new();
+    for i in 0..5 {
+        instances.push(create_instance(&app, &vnfd_id, &format!("marked-{i}")).await);
+    }
+    // No conductor yet: the work stays in the outbox and in its queue.
+    for instance in &instances {
+        ops.push(task(&app, instance, "instantiate", instantiate_body()).await);
+    }
+    let accepted = Instant::now();
+    let database = app.database();
+    let rows = |unpublished_before: &'static str, republish_before: &'static str| {
+        let mut conn = database.conn().unwrap();
+        outbox::due(&mut conn, unpublished_before, republish_before, 100).unwrap()
+    };
+    // Unmarked rows, then every row, whatever its mark.
+    let (unmarked, all) = (|| rows("9999", "0000"), || rows("9999", "9999"));
+    while !unmarked().is_empty() {
+        assert!(
+            accepted.elapsed() < solgate_core::work::UNPUBLISHED_GRACE,
+            "still unmarked when the relay would publish them again: {:?}",
+            unmarked()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let marked = all();
+    assert_eq!(marked.len(), 5, "one row per operation, none taken up yet: {marked:?}");
+    assert!(marked.iter().all(|row| row.published_at.is_some() && row.publish_attempts == 1), "{marked:?}");
+
+    let conductor = cluster.spawn("conductor");
+    conductor.conductor_id();
+    for op in &ops {
+        let settled = wait_op(&app, op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+        assert_eq!(settled["operationState"], "COMPLETED", "{settled}");
+    }
+    assert!(all().is_empty(), "taken-up work leaves no outbox row");
+    drop(conductor);
+    drop(gateway);
+    delete_queues(&amqp, &cluster.queue_prefix).await;
+}
