@@ -192,13 +192,20 @@ async fn ready_messages(channel: &lapin::Channel, queue: &str) -> u32 {
     channel.queue_declare(queue.into(), options, lapin::types::FieldTable::default()).await.unwrap().message_count()
 }
 
-/// Work the broker confirmed and then lost (a crashed RabbitMQ node can lose a queue it had
-/// declared in its first seconds, with its messages): the outbox relay publishes it again
-/// once it has been left untaken, and the operation completes.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn work_the_broker_confirmed_then_lost_is_published_again() {
-    let Some(amqp) = amqp_url() else { return };
-    let Some(postgres) = PgDatabase::create() else { return };
+/// A gateway with no conductor yet (accepted work waits in its queue), ready, with the
+/// sample package onboarded; `None` where the services are not configured and CI is not set.
+struct GatewayAlone {
+    amqp: String,
+    _data_dir: tempfile::TempDir,
+    cluster: Cluster,
+    gateway: crate::processes::Process,
+    app: TestApp,
+    vnfd_id: String,
+}
+
+async fn gateway_alone() -> Option<GatewayAlone> {
+    let amqp = amqp_url()?;
+    let postgres = PgDatabase::create()?;
     let data_dir = tempfile::tempdir().unwrap();
     let cluster = cluster(&postgres.url, &amqp, data_dir.path());
     migrate(&cluster);
@@ -206,6 +213,15 @@ async fn work_the_broker_confirmed_then_lost_is_published_again() {
     let app = TestApp::remote(gateway.base_url(), postgres.url.clone(), Some(postgres));
     wait_ready(&app).await;
     let vnfd_id = install_sample_package(&app);
+    Some(GatewayAlone { amqp, _data_dir: data_dir, cluster, gateway, app, vnfd_id })
+}
+
+/// Work the broker confirmed and then lost (a crashed RabbitMQ node can lose a queue it had
+/// declared in its first seconds, with its messages): the outbox relay publishes it again
+/// once it has been left untaken, and the operation completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_the_broker_confirmed_then_lost_is_published_again() {
+    let Some(GatewayAlone { amqp, _data_dir, cluster, gateway, app, vnfd_id }) = gateway_alone().await else { return };
     let instance = create_instance(&app, &vnfd_id, "lost-message").await;
 
     // No conductor yet: the accepted operation's message waits in its queue. Then the queue
@@ -358,15 +374,7 @@ fn a_claim_that_waited_for_another_conductors_takes_nothing() {
 async fn confirmed_work_is_marked_published_within_the_relays_grace() {
     use solgate_db::repo::outbox;
 
-    let Some(amqp) = amqp_url() else { return };
-    let Some(postgres) = PgDatabase::create() else { return };
-    let data_dir = tempfile::tempdir().unwrap();
-    let cluster = cluster(&postgres.url, &amqp, data_dir.path());
-    migrate(&cluster);
-    let gateway = cluster.spawn("gateway");
-    let app = TestApp::remote(gateway.base_url(), postgres.url.clone(), Some(postgres));
-    wait_ready(&app).await;
-    let vnfd_id = install_sample_package(&app);
+    let Some(GatewayAlone { amqp, _data_dir, cluster, gateway, app, vnfd_id }) = gateway_alone().await else { return };
     let mut ops = Vec::new();
     let mut instances = Vec::new();
     for i in 0..5 {
