@@ -22,7 +22,7 @@ pub async fn publish_row(ctx: &ConductorContext, publisher: &dyn RpcPublisher, r
     match publisher.publish(&message).await {
         Ok(()) => {
             ctx.metrics.outbox_republished.with_label_values(&["published"]).inc();
-            if let Err(error) = ctx.db_run(move |conn| outbox::mark_published(conn, id)).await {
+            if let Err(error) = ctx.db_run(move |conn| outbox::mark_published(conn, &[id])).await {
                 tracing::warn!(%error, "could not mark an outbox row published");
             }
             true
@@ -42,7 +42,7 @@ pub async fn publish_new(ctx: &ConductorContext, outbox_id: i64, message: &RpcMe
     match ctx.publisher.publish(message).await {
         Ok(()) if ctx.publisher.in_process() => {}
         Ok(()) => {
-            if let Err(error) = ctx.db_run(move |conn| outbox::mark_published(conn, outbox_id)).await {
+            if let Err(error) = ctx.db_run(move |conn| outbox::mark_published(conn, &[outbox_id])).await {
                 tracing::warn!(%error, "could not mark an outbox row published");
             }
         }

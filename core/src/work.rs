@@ -67,8 +67,8 @@ pub enum RpcError {
     Closed,
 }
 
-/// How long after its row was written the outbox relay still leaves a message unmarked as
-/// published to the process that wrote it, before publishing it itself.
+/// How long after writing an outbox row the writing process has to mark it published;
+/// the relay publishes a row still unmarked after that itself.
 pub const UNPUBLISHED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Marks the outbox rows whose messages the broker confirmed, gathered for a tenth of
@@ -98,7 +98,7 @@ impl PublishedMarks {
                 for chunk in ids.chunks(1_000) {
                     let chunk = chunk.to_vec();
                     let written =
-                        db.write_once(move |conn| solgate_db::repo::outbox::mark_all_published(conn, &chunk)).await;
+                        db.write_once(move |conn| solgate_db::repo::outbox::mark_published(conn, &chunk)).await;
                     if let Err(error) = written {
                         tracing::warn!(%error, "could not mark outbox rows published; the relay may publish them again");
                     }

@@ -9,7 +9,6 @@ use diesel::prelude::*;
 
 use crate::connection::AnyConnection;
 use crate::error::DbResult;
-use crate::repo::cached::cached_update;
 use crate::repo::now_text;
 use crate::schema::rpc_outbox;
 
@@ -44,16 +43,8 @@ pub fn enqueue(conn: &mut AnyConnection, kind: &str, target_id: &str, major: u64
     Ok(id)
 }
 
-pub fn mark_published(conn: &mut AnyConnection, id: i64) -> DbResult<()> {
-    let published =
-        (rpc_outbox::published_at.eq(now_text()), rpc_outbox::publish_attempts.eq(rpc_outbox::publish_attempts + 1));
-    cached_update!(rpc_outbox::table, rpc_outbox::id.eq(id), published).execute(conn)?;
-    Ok(())
-}
-
-/// [`mark_published`] for many rows in one statement (rows already taken up and deleted are
-/// skipped).
-pub fn mark_all_published(conn: &mut AnyConnection, ids: &[i64]) -> DbResult<()> {
+/// Marks rows published, in one statement (rows already taken up and deleted are skipped).
+pub fn mark_published(conn: &mut AnyConnection, ids: &[i64]) -> DbResult<()> {
     let published =
         (rpc_outbox::published_at.eq(now_text()), rpc_outbox::publish_attempts.eq(rpc_outbox::publish_attempts + 1));
     diesel::update(rpc_outbox::table.filter(rpc_outbox::id.eq_any(ids))).set(published).execute(conn)?;
