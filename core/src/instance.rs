@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
-use solgate_drivers::infra::is_subport;
-use solgate_drivers::{DeploymentPlan, Inventory};
+use solgate_model::infra::is_subport;
+use solgate_model::infra::{DeploymentPlan, Inventory};
 use solgate_vnfpkg::Vnfd;
 
 use crate::PRIVATE_KEY;
@@ -503,7 +503,7 @@ fn affected_cps(before: &[Value], after: &[Value]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use solgate_drivers::infra::{ResourceHandle, VnfcResource};
+    use solgate_model::infra::{ResourceHandle, VnfcResource};
     use solgate_vnfpkg::testing::CsarBuilder;
 
     fn port(id: &str) -> Value {

@@ -2,13 +2,7 @@
 
 use serde_json::{Value, json};
 
-pub const STARTING: &str = "STARTING";
-pub const PROCESSING: &str = "PROCESSING";
-pub const COMPLETED: &str = "COMPLETED";
-pub const FAILED_TEMP: &str = "FAILED_TEMP";
-pub const FAILED: &str = "FAILED";
-pub const ROLLING_BACK: &str = "ROLLING_BACK";
-pub const ROLLED_BACK: &str = "ROLLED_BACK";
+pub use solgate_model::operation::{COMPLETED, FAILED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
 
 /// Work a conductor takes up (`pending_action`).
 pub const ACTION_START: &str = "start";

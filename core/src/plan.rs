@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
-use solgate_drivers::{DeploymentPlan, VduTarget};
+use solgate_model::infra::{DeploymentPlan, VduTarget};
 use solgate_vnfpkg::{Flavour, Vnfd};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -140,7 +140,8 @@ fn write_accepted(
     if lcm::in_flight_op(conn, major, instance_id)?.is_some() {
         return Err(in_progress(instance_id));
     }
-    let plan = operation.plan(
+    let plan = crate::operation::plan(
+        operation,
         conn,
         &PlanRequest { instance: &instance.body, package_id: &instance.vnf_pkg_id, params, shapes, vim_types, scope },
     )?;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use solgate_db::repo::lcm::LcmMajor;
-use solgate_drivers::VimConnection;
+use solgate_model::infra::VimConnection;
 
 use solgate_sol013::merge_patch;
 

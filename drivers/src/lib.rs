@@ -2,7 +2,6 @@
 //! the local simulated VIM (always built), and clients for OpenStack Heat and Kubernetes
 //! (cargo features `openstack`, `kubernetes`).
 
-pub mod infra;
 pub mod local;
 mod run;
 pub mod script;
@@ -27,3 +26,5 @@ pub use infra::{
 };
 pub use local::LocalVim;
 pub use settings::{DriverSettings, VimTrust};
+/// The interface lives in solgate-model, shared with core; drivers implement it.
+pub use solgate_model::infra;

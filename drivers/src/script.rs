@@ -30,6 +30,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
+pub use solgate_model::infra::ScriptInput;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 /// How package scripts run (`[drivers] python_command`, `script_timeout_secs`).
@@ -112,19 +113,6 @@ pub enum ScriptError {
 
 fn tail_suffix(stderr: &str) -> String {
     if stderr.is_empty() { String::new() } else { format!("; stderr: {stderr}") }
-}
-
-/// The inputs Tacker gives a user data class or management script (dicts of SOL003 shapes).
-#[derive(Debug, Clone, Default)]
-pub struct ScriptInput {
-    /// The operation's request (`operationParams`), additionalParams opened.
-    pub request: Value,
-    /// The VNF instance before the operation.
-    pub vnf_instance: Value,
-    /// The GrantRequest of the operation (`operation` names it).
-    pub grant_request: Value,
-    /// The Grant.
-    pub grant: Value,
 }
 
 /// Runs `method` (the operation, `_rollback` when `is_rollback`) of the user data class

@@ -470,7 +470,7 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
                 // Checked when the request was accepted.
                 scope: None,
             };
-            Ok(operation.plan(conn, &request))
+            Ok(solgate_core::operation::plan(operation, conn, &request))
         })
         .await?;
     Ok(planned?)

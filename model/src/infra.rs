@@ -249,7 +249,7 @@ pub struct InfraContext<'a> {
     /// The operation's request, the instance before it, the GrantRequest and the Grant, in
     /// the shapes Tacker gives a package's LCM operation user data (OpenStack). Given when
     /// the request's `additionalParams` declare user data; `None` otherwise.
-    pub lcm_input: Option<&'a crate::script::ScriptInput>,
+    pub lcm_input: Option<&'a ScriptInput>,
 }
 
 /// A failed infra action, with what the VIM holds after it (so a retry or a rollback
@@ -299,4 +299,17 @@ pub trait InfraDriver: Send + Sync {
         ctx: InfraContext<'a>,
         action: InfraAction<'a>,
     ) -> BoxFuture<'a, Result<Inventory, DriverError>>;
+}
+
+/// The inputs Tacker gives a user data class or management script (dicts of SOL003 shapes).
+#[derive(Debug, Clone, Default)]
+pub struct ScriptInput {
+    /// The operation's request (`operationParams`), additionalParams opened.
+    pub request: Value,
+    /// The VNF instance before the operation.
+    pub vnf_instance: Value,
+    /// The GrantRequest of the operation (`operation` names it).
+    pub grant_request: Value,
+    /// The Grant.
+    pub grant: Value,
 }
