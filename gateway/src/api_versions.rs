@@ -3,12 +3,30 @@
 
 use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
-use solgate_schemas::VersionEntry;
+use solgate_schemas::{Api, VersionEntry};
 
 use crate::error::ApiResult;
+use crate::routes::endpoint::{Body, Endpoint, RuleNaming, Table};
 use crate::sol013::Negotiated;
 use crate::sol013::scope::ScopeKind;
 use crate::state::AppState;
+
+/// `/{api}/v{major}/api_versions`, in every major's table (registered once for all).
+pub fn row() -> Endpoint {
+    Endpoint::get(solgate_core::links::paths::API_VERSIONS, "show", |route| route.to(show))
+        .doc("API version information", 200)
+        .returns(Body::Schema("ApiVersionInformation"))
+        .shared()
+}
+
+/// `/{api}/api_versions`: the versions of every major (SOL013 clause 9.3.2).
+pub fn all_majors(api: Api, naming: RuleNaming) -> Table {
+    let rows = vec![
+        Endpoint::get(solgate_core::links::paths::API_VERSIONS, "show", |route| route.to(show))
+            .returns(Body::Schema("ApiVersionInformation")),
+    ];
+    Table::new(format!("/{api}"), Some(api), None, naming, rows)
+}
 
 pub async fn show(state: web::Data<AppState>, negotiated: Negotiated) -> ApiResult<HttpResponse> {
     let registry = &state.registry;

@@ -1,36 +1,13 @@
-//! The application: the route table (every path solgate serves, built in one place) and
-//! the middleware around it.
+//! The application: the routes of the resource tables ([`crate::routes`]) and the
+//! middleware around them.
 
 use actix_web::middleware::from_fn;
 use actix_web::{App, web};
 
-use crate::route::{self, resource};
+use crate::nfvo_notifications;
+use crate::routes::{self, configure, configure_operations};
 use crate::sol013::layer::sol013_layer;
 use crate::state::AppState;
-use crate::{alerts, api_versions, auth, health, nfvo_notifications, openapi, vims, vnffm, vnflcm, vnfpkgm, vnfpm};
-
-/// Operational routes every process serves.
-pub fn configure_operations(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/healthz").get(health::healthz).finish())
-        .service(resource("/readyz").get(health::readyz).finish())
-        .service(resource("/metrics").get(health::metrics).finish());
-}
-
-/// Registers every API route.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    for api in ["vnflcm", "vnfpkgm", "vnffm", "vnfpm"] {
-        cfg.service(resource(&format!("/{api}/api_versions")).get(api_versions::show).finish());
-        cfg.service(resource(&format!("/{api}/v{{major}}/api_versions")).get(api_versions::show).finish());
-        cfg.service(resource(&format!("/{api}/v{{major}}/openapi.json")).get(openapi::show).finish());
-    }
-    vnflcm::configure(cfg);
-    vnfpkgm::configure(cfg);
-    vnffm::configure(cfg);
-    vnfpm::configure(cfg);
-    vims::configure(cfg);
-    alerts::configure(cfg);
-    cfg.service(resource(auth::endpoint::PATH).post(auth::endpoint::token).finish());
-}
 
 /// The whole application: state, SOL013 layer, routes, 404 fallback. `api = false`
 /// serves only the operational routes (a conductor process). The NFVO's package
@@ -57,6 +34,6 @@ pub fn app(
         .configure(extra)
         .configure(if api { configure } else { |_: &mut web::ServiceConfig| {} })
         .configure(if notifications { nfvo_notifications::configure } else { |_: &mut web::ServiceConfig| {} })
-        .default_service(web::to(route::not_found))
+        .default_service(web::to(routes::not_found))
         .wrap(from_fn(sol013_layer))
 }

@@ -13,7 +13,7 @@ pub mod listener;
 pub mod metrics;
 pub mod nfvo_notifications;
 pub mod openapi;
-pub mod route;
+pub mod routes;
 pub mod settings;
 pub mod sol013;
 pub mod state;

@@ -23,7 +23,7 @@ use solgate_db::repo::vnf_packages;
 use solgate_db::write_transaction;
 
 use crate::error::{ApiError, ApiResult, ErrorKind};
-use crate::route::resource;
+use crate::routes::resource;
 use crate::settings::NFVO_NOTIFICATIONS_PATH as PATH;
 use crate::sol013::JsonBody;
 use crate::state::AppState;

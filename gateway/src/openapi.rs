@@ -4,12 +4,15 @@
 //! the schema of that minor's dictionary, ProblemDetails for every error, and the SOL013
 //! headers. Tools (validators, schema-driven fuzzers, client generators) read it.
 
+use actix_web::http::Method;
 use actix_web::{HttpResponse, web};
 use serde_json::{Map, Value, json};
-use solgate_core::operation::LcmOperation;
+use solgate_core::links::paths;
 use solgate_schemas::{Api, VersionEntry};
 
 use crate::error::ApiResult;
+use crate::routes::endpoint::{Body, Endpoint};
+use crate::routes::tables;
 use crate::sol013::Negotiated;
 use crate::state::AppState;
 
@@ -20,296 +23,30 @@ pub async fn show(state: web::Data<AppState>, negotiated: Negotiated) -> ApiResu
     Ok(HttpResponse::Ok().content_type("application/json").body(body.to_string()))
 }
 
-/// One operation of the description.
-struct Operation {
-    method: &'static str,
-    path: String,
-    summary: String,
-    request: Option<(&'static str, &'static str)>,
-    request_required: bool,
-    success: u16,
-    response: Option<Body>,
-    /// Response headers of the success answer (`Location`, `ETag`).
-    headers: &'static [&'static str],
-    list: bool,
+/// `/{api}/v{major}/openapi.json`, in every major's table (registered once for all), not
+/// itself described.
+pub fn row() -> Endpoint {
+    Endpoint::get(paths::OPENAPI, "index", |route| route.to(show)).shared()
 }
 
-enum Body {
-    Schema(&'static str),
-    Array(&'static str),
-    /// A file: media types and a binary string.
-    File(&'static [&'static str]),
-}
-
-impl Operation {
-    fn new(method: &'static str, path: impl Into<String>, summary: impl Into<String>, success: u16) -> Self {
-        Operation {
-            method,
-            path: path.into(),
-            summary: summary.into(),
-            request: None,
-            request_required: true,
-            success,
-            response: None,
-            headers: &[],
-            list: false,
-        }
-    }
-
-    fn request(mut self, schema: &'static str) -> Self {
-        self.request = Some((schema, "application/json"));
-        self
-    }
-
-    fn returns(mut self, body: Body) -> Self {
-        self.list = matches!(body, Body::Array(_));
-        self.response = Some(body);
-        self
-    }
-
-    fn headers(mut self, headers: &'static [&'static str]) -> Self {
-        self.headers = headers;
-        self
-    }
-}
-
-fn operations(api: Api, major: u64, version: solgate_schemas::ApiVersionId) -> Vec<Operation> {
-    use Body::{Array, File, Schema};
-    let mut ops = vec![
-        Operation::new("get", "/api_versions", "API version information", 200).returns(Schema("ApiVersionInformation")),
-    ];
-    match api {
-        Api::Vnflcm => {
-            ops.extend([
-                Operation::new("get", "/vnf_instances", "Query VNF instances", 200).returns(Array("VnfInstance")),
-                Operation::new("post", "/vnf_instances", "Create a VNF instance identifier", 201)
-                    .request("CreateVnfRequest")
-                    .returns(Schema("VnfInstance"))
-                    .headers(&["Location"]),
-                Operation::new("get", "/vnf_instances/{vnfInstanceId}", "Read a VNF instance", 200)
-                    .returns(Schema("VnfInstance"))
-                    .headers(&["ETag"]),
-                Operation {
-                    request: Some(("VnfInfoModificationRequest", "application/merge-patch+json")),
-                    ..Operation::new("patch", "/vnf_instances/{vnfInstanceId}", "Modify VNF information", 202)
-                        .headers(&["Location"])
-                },
-                Operation::new("delete", "/vnf_instances/{vnfInstanceId}", "Delete a VNF instance identifier", 204),
-            ]);
-            // A task a later minor added is described from that minor on.
-            for operation in LcmOperation::ALL
-                .into_iter()
-                .filter(|operation| operation.in_major(major) && operation.since().is_none_or(|since| version >= since))
-            {
-                let Some(task) = operation.task_path() else { continue };
-                ops.push(
-                    Operation::new(
-                        "post",
-                        format!("/vnf_instances/{{vnfInstanceId}}/{task}"),
-                        format!("Request {}", operation.name()),
-                        202,
-                    )
-                    .request(operation.request_schema())
-                    .headers(&["Location"]),
-                );
-            }
-            ops.extend([
-                Operation::new("get", "/vnf_lcm_op_occs", "Query LCM operation occurrences", 200)
-                    .returns(Array("VnfLcmOpOcc")),
-                Operation::new("get", "/vnf_lcm_op_occs/{vnfLcmOpOccId}", "Read an LCM operation occurrence", 200)
-                    .returns(Schema("VnfLcmOpOcc")),
-                Operation::new("post", "/vnf_lcm_op_occs/{vnfLcmOpOccId}/retry", "Retry an operation", 202),
-                Operation::new("post", "/vnf_lcm_op_occs/{vnfLcmOpOccId}/rollback", "Roll an operation back", 202),
-                Operation::new("post", "/vnf_lcm_op_occs/{vnfLcmOpOccId}/fail", "Mark an operation as failed", 200)
-                    .returns(Schema("VnfLcmOpOcc")),
-                Operation {
-                    request_required: false,
-                    ..Operation::new("post", "/vnf_lcm_op_occs/{vnfLcmOpOccId}/cancel", "Cancel an operation", 202)
-                        .request("CancelMode")
-                },
-                Operation::new("get", "/subscriptions", "Query subscriptions", 200).returns(Array("LccnSubscription")),
-                Operation::new("post", "/subscriptions", "Subscribe (303 to an identical subscription)", 201)
-                    .request("LccnSubscriptionRequest")
-                    .returns(Schema("LccnSubscription"))
-                    .headers(&["Location"]),
-                Operation::new("get", "/subscriptions/{subscriptionId}", "Read a subscription", 200)
-                    .returns(Schema("LccnSubscription"))
-                    .headers(&["ETag"]),
-                Operation::new("delete", "/subscriptions/{subscriptionId}", "Terminate a subscription", 204),
-            ]);
-        }
-        Api::Vnfpkgm => {
-            ops.extend([
-                Operation::new("get", "/vnf_packages", "Query VNF packages", 200).returns(Array("VnfPkgInfo")),
-                Operation {
-                    request_required: false,
-                    ..Operation::new("post", "/vnf_packages", "Create a VNF package", 201)
-                        .request("CreateVnfPkgInfoRequest")
-                        .returns(Schema("VnfPkgInfo"))
-                        .headers(&["Location"])
-                },
-                Operation::new("get", "/vnf_packages/{vnfPkgId}", "Read a VNF package", 200)
-                    .returns(Schema("VnfPkgInfo"))
-                    .headers(&["ETag"]),
-                Operation {
-                    request: Some(("VnfPkgInfoModifications", "application/merge-patch+json")),
-                    ..Operation::new("patch", "/vnf_packages/{vnfPkgId}", "Modify a VNF package", 200)
-                        .returns(Schema("VnfPkgInfoModifications"))
-                },
-                Operation::new("delete", "/vnf_packages/{vnfPkgId}", "Delete a VNF package", 204),
-                Operation::new("get", "/vnf_packages/{vnfPkgId}/package_content", "Fetch the package content", 200)
-                    .returns(File(&["application/zip"])),
-                Operation {
-                    request: Some(("", "application/zip")),
-                    ..Operation::new(
-                        "put",
-                        "/vnf_packages/{vnfPkgId}/package_content",
-                        "Upload the package content",
-                        202,
-                    )
-                },
-                Operation::new(
-                    "post",
-                    "/vnf_packages/{vnfPkgId}/package_content/upload_from_uri",
-                    "Upload the package content from a URI",
-                    202,
-                )
-                .request("UploadVnfPackageFromUriRequest"),
-                Operation::new("get", "/vnf_packages/{vnfPkgId}/vnfd", "Read the VNFD", 200)
-                    .returns(File(&["text/plain", "application/zip"])),
-                Operation::new("get", "/vnf_packages/{vnfPkgId}/artifacts/{artifactPath}", "Fetch an artifact", 200)
-                    .returns(File(&["application/octet-stream"])),
-            ]);
-        }
-        Api::Vnffm => {
-            ops.extend([
-                Operation::new("get", "/alarms", "Query alarms", 200).returns(Array("Alarm")),
-                Operation::new("get", "/alarms/{alarmId}", "Read an alarm", 200)
-                    .returns(Schema("Alarm"))
-                    .headers(&["ETag"]),
-                Operation {
-                    request: Some(("AlarmModifications", "application/merge-patch+json")),
-                    ..Operation::new("patch", "/alarms/{alarmId}", "Acknowledge an alarm", 200)
-                        .returns(Schema("AlarmModifications"))
-                        .headers(&["ETag"])
-                },
-                Operation::new("get", "/subscriptions", "Query subscriptions", 200).returns(Array("FmSubscription")),
-                Operation::new("post", "/subscriptions", "Subscribe (303 to an identical subscription)", 201)
-                    .request("FmSubscriptionRequest")
-                    .returns(Schema("FmSubscription"))
-                    .headers(&["Location"]),
-                Operation::new("get", "/subscriptions/{subscriptionId}", "Read a subscription", 200)
-                    .returns(Schema("FmSubscription"))
-                    .headers(&["ETag"]),
-                Operation::new("delete", "/subscriptions/{subscriptionId}", "Terminate a subscription", 204),
-            ]);
-        }
-        Api::Vnfpm => {
-            ops.extend([
-                Operation::new("get", "/pm_jobs", "Query PM jobs", 200).returns(Array("PmJob")),
-                Operation::new("post", "/pm_jobs", "Create a PM job", 201)
-                    .request("CreatePmJobRequest")
-                    .returns(Schema("PmJob"))
-                    .headers(&["Location"]),
-                Operation::new("get", "/pm_jobs/{pmJobId}", "Read a PM job", 200).returns(Schema("PmJob")),
-                Operation {
-                    request: Some(("PmJobModifications", "application/merge-patch+json")),
-                    ..Operation::new("patch", "/pm_jobs/{pmJobId}", "Modify a PM job", 200)
-                        .returns(Schema("PmJobModifications"))
-                },
-                Operation::new("delete", "/pm_jobs/{pmJobId}", "Delete a PM job", 204),
-                Operation::new("get", "/pm_jobs/{pmJobId}/reports/{reportId}", "Read a performance report", 200)
-                    .returns(Schema("PerformanceReport")),
-                Operation::new("get", "/thresholds", "Query thresholds", 200).returns(Array("Threshold")),
-                Operation::new("post", "/thresholds", "Create a threshold", 201)
-                    .request("CreateThresholdRequest")
-                    .returns(Schema("Threshold"))
-                    .headers(&["Location"]),
-                Operation::new("get", "/thresholds/{thresholdId}", "Read a threshold", 200)
-                    .returns(Schema("Threshold")),
-                Operation {
-                    request: Some(("ThresholdModifications", "application/merge-patch+json")),
-                    ..Operation::new("patch", "/thresholds/{thresholdId}", "Modify a threshold", 200)
-                        .returns(Schema("ThresholdModifications"))
-                },
-                Operation::new("delete", "/thresholds/{thresholdId}", "Delete a threshold", 204),
-            ]);
-        }
-    }
-    ops
-}
-
-/// The OpenAPI 3.0 document of one version.
+/// The OpenAPI 3.0 document of one version: the rows of its major's table that the minor
+/// has, in table order.
 pub fn document(entry: &VersionEntry, public_endpoint: &str, version_required: bool) -> Value {
     let api = entry.api;
     let major = entry.major();
     let mut paths = Map::new();
-    for operation in operations(api, major, entry.version) {
-        let item = paths.entry(operation.path.clone()).or_insert_with(|| json!({}));
-        let mut parameters = vec![json!({"$ref": "#/components/parameters/Version"})];
-        for name in path_parameters(&operation.path) {
-            parameters.push(json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}));
-        }
-        if operation.list {
-            for name in
-                ["filter", "all_fields", "fields", "exclude_fields", "exclude_default", "nextpage_opaque_marker"]
-            {
-                parameters.push(json!({"$ref": format!("#/components/parameters/{name}")}));
-            }
-        }
-        // PM jobs and thresholds have no ETag: their PATCH takes no If-Match.
-        if operation.method == "patch" && api != Api::Vnfpm {
-            parameters.push(json!({"$ref": "#/components/parameters/If-Match"}));
-        }
-        let mut responses = Map::new();
-        let mut success = json!({"description": operation.summary.clone()});
-        if let Some(body) = &operation.response {
-            success["content"] = match body {
-                Body::Schema(name) => json!({"application/json": {"schema": schema_ref(name)}}),
-                Body::Array(name) => {
-                    json!({"application/json": {"schema": {"type": "array", "items": schema_ref(name)}}})
-                }
-                Body::File(types) => Value::Object(
-                    types
-                        .iter()
-                        .map(|kind| ((*kind).to_owned(), json!({"schema": {"type": "string", "format": "binary"}})))
-                        .collect(),
-                ),
-            };
-        }
-        let mut headers = Map::new();
-        headers.insert("Version".into(), json!({"$ref": "#/components/headers/Version"}));
-        for header in operation.headers {
-            headers.insert((*header).into(), json!({"schema": {"type": "string"}}));
-        }
-        if operation.list {
-            headers.insert(
-                "Link".into(),
-                json!({"description": "The next page (SOL013 5.4.2.1)", "schema": {"type": "string"}}),
-            );
-        }
-        success["headers"] = Value::Object(headers);
-        responses.insert(operation.success.to_string(), success);
-        if operation.path == "/subscriptions" && operation.method == "post" {
-            responses.insert(
-                "303".into(),
-                json!({"description": "An identical subscription exists (Location)", "headers": {"Location": {"schema": {"type": "string"}}}}),
-            );
-        }
-        responses.insert("4XX".into(), json!({"$ref": "#/components/responses/ProblemDetails"}));
-        responses.insert("5XX".into(), json!({"$ref": "#/components/responses/ProblemDetails"}));
-        let mut op = json!({
-            "summary": operation.summary,
-            "operationId": operation_id(operation.method, &operation.path),
-            "parameters": parameters,
-            "responses": responses,
-        });
-        if let Some((schema, media)) = operation.request {
-            let schema =
-                if schema.is_empty() { json!({"type": "string", "format": "binary"}) } else { schema_ref(schema) };
-            op["requestBody"] = json!({"required": operation.request_required, "content": {media: {"schema": schema}}});
-        }
-        item[operation.method] = op;
+    let table = tables::all()
+        .apis
+        .iter()
+        .flat_map(|tables| &tables.majors)
+        .find(|table| table.api == Some(api) && table.major == Some(major));
+    let rows = table.into_iter().flat_map(|table| &table.endpoints);
+    for endpoint in rows.filter(|endpoint| endpoint.documented && endpoint.in_version(entry.version)) {
+        let path = openapi_path(&endpoint.path);
+        let method = endpoint.method.as_str().to_ascii_lowercase();
+        let operation = operation(api, endpoint, &path, &method);
+        let item = paths.entry(path).or_insert_with(|| json!({}));
+        item[method] = operation;
     }
     let defs = entry.dictionary.document().map(|document| document.defs_object()).unwrap_or_default();
     let schemas: Map<String, Value> = defs.into_iter().map(|(name, schema)| (name, rewrite_refs(schema))).collect();
@@ -338,6 +75,90 @@ pub fn document(entry: &VersionEntry, public_endpoint: &str, version_required: b
         },
         "security": [{}, {"oauth2": []}],
     })
+}
+
+/// The Operation object of a row.
+fn operation(api: Api, endpoint: &Endpoint, path: &str, method: &str) -> Value {
+    let mut parameters = vec![json!({"$ref": "#/components/parameters/Version"})];
+    for name in path_parameters(path) {
+        parameters.push(json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}));
+    }
+    if endpoint.is_list() {
+        for name in ["filter", "all_fields", "fields", "exclude_fields", "exclude_default", "nextpage_opaque_marker"] {
+            parameters.push(json!({"$ref": format!("#/components/parameters/{name}")}));
+        }
+    }
+    // PM jobs and thresholds have no ETag: their PATCH takes no If-Match.
+    if endpoint.method == Method::PATCH && api != Api::Vnfpm {
+        parameters.push(json!({"$ref": "#/components/parameters/If-Match"}));
+    }
+    let mut responses = Map::new();
+    responses.insert(endpoint.success.to_string(), success(endpoint));
+    if endpoint.path == paths::SUBSCRIPTIONS && endpoint.method == Method::POST {
+        responses.insert(
+            "303".into(),
+            json!({"description": "An identical subscription exists (Location)", "headers": {"Location": {"schema": {"type": "string"}}}}),
+        );
+    }
+    responses.insert("4XX".into(), json!({"$ref": "#/components/responses/ProblemDetails"}));
+    responses.insert("5XX".into(), json!({"$ref": "#/components/responses/ProblemDetails"}));
+    let mut op = json!({
+        "summary": endpoint.summary,
+        "operationId": operation_id(method, path),
+        "parameters": parameters,
+        "responses": responses,
+    });
+    if let Some(request) = endpoint.request {
+        let schema = if request.schema.is_empty() {
+            json!({"type": "string", "format": "binary"})
+        } else {
+            schema_ref(request.schema)
+        };
+        op["requestBody"] = json!({"required": request.required, "content": {request.media: {"schema": schema}}});
+    }
+    op
+}
+
+/// The success Response object: its body and headers.
+fn success(endpoint: &Endpoint) -> Value {
+    let mut success = json!({"description": endpoint.summary});
+    if let Some(body) = &endpoint.returns {
+        success["content"] = match body {
+            Body::Schema(name) => json!({"application/json": {"schema": schema_ref(name)}}),
+            Body::Array(name) => json!({"application/json": {"schema": {"type": "array", "items": schema_ref(name)}}}),
+            Body::File(types) => Value::Object(
+                types
+                    .iter()
+                    .map(|kind| ((*kind).to_owned(), json!({"schema": {"type": "string", "format": "binary"}})))
+                    .collect(),
+            ),
+        };
+    }
+    let mut headers = Map::new();
+    headers.insert("Version".into(), json!({"$ref": "#/components/headers/Version"}));
+    for header in endpoint.headers {
+        headers.insert((*header).into(), json!({"schema": {"type": "string"}}));
+    }
+    if endpoint.is_list() {
+        headers.insert(
+            "Link".into(),
+            json!({"description": "The next page (SOL013 5.4.2.1)", "schema": {"type": "string"}}),
+        );
+    }
+    success["headers"] = Value::Object(headers);
+    success
+}
+
+/// The template as OpenAPI writes it: `{artifactPath:.+}` is `{artifactPath}`.
+fn openapi_path(template: &str) -> String {
+    let mut path = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(colon) = rest.find(':') {
+        path.push_str(&rest[..colon]);
+        rest = &rest[rest[colon..].find('}').map_or(rest.len(), |close| colon + close)..];
+    }
+    path.push_str(rest);
+    path
 }
 
 fn parameters(entry: &VersionEntry, version_required: bool) -> Value {

@@ -24,12 +24,8 @@ use solgate_db::write_transaction;
 
 use crate::common::Tenant;
 use crate::error::{ApiError, ApiResult, ErrorKind};
-use crate::route::resource;
 use crate::sol013::JsonBody;
 use crate::state::AppState;
-
-/// The collection's path.
-pub const BASE: &str = "/v1.0/vims";
 
 /// Tacker's VIM types.
 const OPENSTACK: &str = "openstack";
@@ -39,12 +35,6 @@ const VIM_TYPE_HELM: &str = "ETSINFV.HELM.V_3";
 
 /// How long the reachability check waits for the VIM.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(15);
-
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource(BASE).get(list).post(create).finish())
-        .service(resource(&format!("{BASE}.json")).get(list).post(create).finish())
-        .service(resource(&format!("{BASE}/{{id}}")).get(show).put(update).delete(delete).finish());
-}
 
 /// `{id}` or `{id}.json`.
 fn vim_id(path: &str) -> &str {

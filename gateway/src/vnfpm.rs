@@ -17,40 +17,86 @@ pub mod thresholds;
 
 use std::collections::BTreeMap;
 
-use actix_web::web;
 use serde_json::{Map, Value, json};
+use solgate_core::links::paths;
 use solgate_core::pm::criteria::ObjectType;
 use solgate_core::pm::rules::{MeasuredInstance, RuleError};
 use solgate_db::AnyConnection;
 use solgate_db::repo::lcm::{self, LcmMajor};
+use solgate_schemas::Api;
 
 use crate::common::Tenant;
 use crate::common::callback::Callback;
 use crate::error::{ApiError, ApiResult};
-use crate::route::resource;
+use crate::routes::endpoint::Body::{Array, Schema};
+use crate::routes::endpoint::{ApiTables, Endpoint, Table};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
+use crate::{api_versions, openapi};
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    const JOBS: &str = "/vnfpm/v2/pm_jobs";
-    const THRESHOLDS: &str = "/vnfpm/v2/thresholds";
-    cfg.service(resource(JOBS).get(pm_jobs::list::list).post(pm_jobs::create::create).finish())
-        .service(
-            resource(&format!("{JOBS}/{{id}}"))
-                .get(pm_jobs::show::show)
-                .patch(pm_jobs::modify::modify)
-                .delete(pm_jobs::delete::delete)
-                .finish(),
-        )
-        .service(resource(&format!("{JOBS}/{{id}}/reports/{{report_id}}")).get(pm_jobs::report::show).finish())
-        .service(resource(THRESHOLDS).get(thresholds::list::list).post(thresholds::create::create).finish())
-        .service(
-            resource(&format!("{THRESHOLDS}/{{id}}"))
-                .get(thresholds::show::show)
-                .patch(thresholds::modify::modify)
-                .delete(thresholds::delete::delete)
-                .finish(),
-        );
+/// The api_versions of every major, and the table of `/vnfpm/v2`.
+pub fn tables() -> ApiTables {
+    ApiTables { all: api_versions::all_majors(Api::Vnfpm, naming), majors: vec![table()] }
+}
+
+/// Tacker's PM rule names (`api/policies/vnfpm_v2.py`): `create`, `index`, `show`, `update`,
+/// `delete` and `report_get` for PM jobs, the same with `_threshold` for thresholds.
+fn naming(_resource: &str, action: &str) -> String {
+    format!("os_nfv_orchestration_api_v2:vnf_performance_management:{action}")
+}
+
+fn table() -> Table {
+    let mut rows = vec![api_versions::row(), openapi::row()];
+    rows.extend(job_rows());
+    rows.extend(threshold_rows());
+    Table::major(Api::Vnfpm, 2, naming, rows)
+}
+
+fn job_rows() -> [Endpoint; 6] {
+    [
+        Endpoint::get(paths::PM_JOBS, "index", |route| route.to(pm_jobs::list::list))
+            .doc("Query PM jobs", 200)
+            .returns(Array("PmJob")),
+        Endpoint::post(paths::PM_JOBS, "create", |route| route.to(pm_jobs::create::create))
+            .doc("Create a PM job", 201)
+            .request("CreatePmJobRequest")
+            .returns(Schema("PmJob"))
+            .headers(&["Location"]),
+        Endpoint::get(paths::PM_JOB, "show", |route| route.to(pm_jobs::show::show))
+            .doc("Read a PM job", 200)
+            .returns(Schema("PmJob")),
+        Endpoint::patch(paths::PM_JOB, "update", |route| route.to(pm_jobs::modify::modify))
+            .doc("Modify a PM job", 200)
+            .merge_patch("PmJobModifications")
+            .returns(Schema("PmJobModifications")),
+        Endpoint::delete(paths::PM_JOB, "delete", |route| route.to(pm_jobs::delete::delete))
+            .doc("Delete a PM job", 204),
+        Endpoint::get(paths::PM_REPORT, "report_get", |route| route.to(pm_jobs::report::show))
+            .doc("Read a performance report", 200)
+            .returns(Schema("PerformanceReport")),
+    ]
+}
+
+fn threshold_rows() -> [Endpoint; 5] {
+    [
+        Endpoint::get(paths::THRESHOLDS, "index_threshold", |route| route.to(thresholds::list::list))
+            .doc("Query thresholds", 200)
+            .returns(Array("Threshold")),
+        Endpoint::post(paths::THRESHOLDS, "create_threshold", |route| route.to(thresholds::create::create))
+            .doc("Create a threshold", 201)
+            .request("CreateThresholdRequest")
+            .returns(Schema("Threshold"))
+            .headers(&["Location"]),
+        Endpoint::get(paths::THRESHOLD, "show_threshold", |route| route.to(thresholds::show::show))
+            .doc("Read a threshold", 200)
+            .returns(Schema("Threshold")),
+        Endpoint::patch(paths::THRESHOLD, "update_threshold", |route| route.to(thresholds::modify::modify))
+            .doc("Modify a threshold", 200)
+            .merge_patch("ThresholdModifications")
+            .returns(Schema("ThresholdModifications")),
+        Endpoint::delete(paths::THRESHOLD, "delete_threshold", |route| route.to(thresholds::delete::delete))
+            .doc("Delete a threshold", 204),
+    ]
 }
 
 /// The VNF instances a job or threshold measures, by id: each must exist (and be visible to

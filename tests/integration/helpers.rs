@@ -4,7 +4,7 @@ use actix_web::{HttpResponse, web};
 use serde_json::Value;
 use solgate::settings::LogSettings;
 use solgate::{Application, Role, Settings};
-use solgate_gateway::route::resource;
+use solgate_gateway::routes::resource;
 use solgate_gateway::sol013::{JsonBody, Negotiated};
 
 /// The newest served version of an API major, per the built-in registry.

@@ -17,24 +17,13 @@ pub mod payload;
 pub mod pm;
 pub mod webhook;
 
-use actix_web::web;
 use solgate_db::AnyConnection;
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor};
 
 use crate::error::ApiResult;
-use crate::route::resource;
 pub use webhook::{
     AUTO_HEALING_PATH, AUTO_SCALING_PATH, FM_PATH, PATHS, PM_EVENT_PATH, PM_THRESHOLD_PATH, Webhook, Webhooks,
 };
-
-/// The webhook routes (always registered: a webhook that is off answers 404 with its reason).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource(FM_PATH).post(fm::alert).finish())
-        .service(resource(AUTO_HEALING_PATH).post(auto::auto_healing).finish())
-        .service(resource(AUTO_SCALING_PATH).post(auto::auto_scaling).finish())
-        .service(resource(PM_EVENT_PATH).post(pm::pm_event).finish())
-        .service(resource(PM_THRESHOLD_PATH).post(pm::pm_threshold).finish());
-}
 
 /// The VNF instance an alert names, in whichever major's table holds it (v2 first).
 pub fn find_instance(conn: &mut AnyConnection, id: &str) -> ApiResult<Option<(LcmMajor, InstanceRecord)>> {

@@ -1,6 +1,6 @@
 //! Authorization: every API request maps to a rule named as Tacker names its policies
 //! (`os_nfv_orchestration_api_v2:vnf_instances:create`, `os_nfv_orchestration_api:vnf_packages:show`),
-//! and each rule needs a least role: `reader` for reads, `member` for changes by default.
+//! the rule of its row in the resource tables (`crate::routes`), and each rule needs a least role: `reader` for reads, `member` for changes by default.
 //! An optional policy file (TOML, `"rule name" = "admin"`) changes a rule's role.
 //!
 //! A token that carries OAuth 2.0 scopes (SOL013 clause 8) is further limited to what
@@ -17,11 +17,12 @@ use std::path::Path;
 use actix_web::http::Method;
 
 use super::Role;
+use crate::routes::tables;
 
 /// The rule of a request and the least role it needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
-    pub name: String,
+    pub name: &'static str,
     pub role: Role,
 }
 
@@ -40,11 +41,13 @@ impl Policy {
         Ok(Self { overrides })
     }
 
-    /// The rule of `method path`, `None` for a path outside the APIs.
+    /// The rule of `method path`: its row's (`crate::routes`); `None` for a request of no
+    /// row with a rule (outside the APIs, or no resource of ours).
     pub fn rule(&self, method: &Method, path: &str) -> Option<Rule> {
-        let name = rule_name(method, path)?;
+        let (_, endpoint) = tables::find(method, path).filter(|(_, endpoint)| !endpoint.rule.is_empty())?;
+        let name = endpoint.rule.as_str();
         let default = if matches!(*method, Method::GET | Method::HEAD) { Role::Reader } else { Role::Member };
-        let role = self.overrides.get(&name).copied().unwrap_or(default);
+        let role = self.overrides.get(name).copied().unwrap_or(default);
         Some(Rule { name, role })
     }
 }
@@ -66,123 +69,31 @@ pub fn is_known_scope(scope: &str) -> bool {
         && permission.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
 }
 
-/// Whether a token's scopes cover `method path`. api_versions of an API is covered by any
-/// scope of that API; paths outside the APIs by every token.
+/// Whether a token's scopes cover `method path`: `{api}:v{major}:all`, `:readonly` for a
+/// read, or the row's action. api_versions of every major is covered by any scope of the
+/// API; requests of no row by every token.
 pub fn scopes_allow(scopes: &[String], method: &Method, path: &str) -> bool {
-    let Some(target) = target(method, path) else { return true };
+    let Some((table, endpoint)) = tables::find(method, path) else { return true };
+    let Some((api, major)) = table.scope else { return true };
     let read = matches!(*method, Method::GET | Method::HEAD);
     scopes.iter().any(|scope| {
         let mut parts = scope.splitn(3, ':');
-        let (Some(api), Some(major), Some(permission)) = (parts.next(), parts.next(), parts.next()) else {
+        let (Some(name), Some(version), Some(permission)) = (parts.next(), parts.next(), parts.next()) else {
             return false;
         };
-        if api != target.api {
+        if name != api {
             return false;
         }
-        match target.major {
+        match major {
             None => true,
             Some(wanted) => {
-                major.strip_prefix('v') == Some(wanted)
-                    && (permission == "all" || (permission == "readonly" && read) || permission == target.action)
+                version
+                    .strip_prefix('v')
+                    .is_some_and(|digits| !digits.starts_with('0') && digits.parse::<u64>() == Ok(wanted))
+                    && (permission == "all" || (permission == "readonly" && read) || permission == endpoint.action)
             }
         }
     })
-}
-
-/// What a request asks of which API: `major` is `None` for api_versions.
-struct Target<'a> {
-    api: &'a str,
-    major: Option<&'a str>,
-    resource: &'a str,
-    action: String,
-}
-
-fn target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
-    if let Some(target) = vims_target(method, path) {
-        return Some(target);
-    }
-    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let (api, rest) = segments.split_first()?;
-    if !SCOPED_APIS.contains(api) {
-        return None;
-    }
-    // /{api}/api_versions or /{api}/v{N}/...
-    let (major, rest) = match rest.split_first() {
-        Some((&"api_versions", _)) => (None, rest),
-        Some((version, rest)) if version.starts_with('v') => (version.strip_prefix('v'), rest),
-        _ => return None,
-    };
-    let (resource, rest) = rest.split_first()?;
-    let read = matches!(*method, Method::GET | Method::HEAD);
-    let action = match (rest.len(), read, *method == Method::POST) {
-        _ if *resource == "api_versions" => "show".to_owned(),
-        (0, true, _) => "index".to_owned(),
-        (0, false, true) => "create".to_owned(),
-        (1, true, _) => "show".to_owned(),
-        (1, false, _) if *method == Method::DELETE => "delete".to_owned(),
-        (1, false, _) => "update".to_owned(),
-        // A task or a sub-resource: its own name (instantiate, retry, package_content, vnfd, ...).
-        (_, _, _) => rest[1..].iter().copied().filter(|part| !part.is_empty()).take(1).collect(),
-    };
-    // Tacker's FM rules name subscription operations subscription_create, subscription_list, ...
-    // Its PM rules (`api/policies/vnfpm_v2.py`): `create`, `index`, `show`, `update`, `delete`
-    // and `report_get` for PM jobs, the same with `_threshold` for thresholds.
-    let action = match (*api, *resource, action.as_str()) {
-        ("vnffm", "subscriptions", "index") => "subscription_list".to_owned(),
-        ("vnffm", "subscriptions", "show" | "create" | "delete") => format!("subscription_{action}"),
-        ("vnfpm", "pm_jobs", "reports") => "report_get".to_owned(),
-        ("vnfpm", "thresholds", _) => format!("{action}_threshold"),
-        _ => action,
-    };
-    Some(Target { api, major, resource, action })
-}
-
-/// Tacker's legacy NFVO API: `/v1.0/vims[.json]` and `/v1.0/vims/{id}[.json]`.
-fn vims_target<'a>(method: &Method, path: &'a str) -> Option<Target<'a>> {
-    let rest = path.strip_prefix("/v1.0/vims")?;
-    let rest = rest.strip_suffix(".json").unwrap_or(rest).trim_end_matches('/');
-    let one = match rest {
-        "" => false,
-        id if id.starts_with('/') && !id[1..].contains('/') => true,
-        _ => return None,
-    };
-    let action = match (one, method.clone()) {
-        (false, Method::POST) => "create",
-        (false, _) => "index",
-        (true, Method::GET | Method::HEAD) => "show",
-        (true, Method::DELETE) => "delete",
-        (true, _) => "update",
-    };
-    Some(Target { api: "nfvo", major: Some("1"), resource: "vims", action: action.to_owned() })
-}
-
-/// Tacker's policy name of a request.
-fn rule_name(method: &Method, path: &str) -> Option<String> {
-    let target = target(method, path)?;
-    if target.api == "nfvo" {
-        // Tacker's VIM rules: create_vim, get_vim (lists too), update_vim, delete_vim.
-        let verb = match target.action.as_str() {
-            "index" | "show" => "get",
-            other => other,
-        };
-        return Some(format!("{verb}_vim"));
-    }
-    if target.api == "vnfpm" {
-        return Some(format!("os_nfv_orchestration_api_v2:vnf_performance_management:{}", target.action));
-    }
-    let prefix = match (target.api, target.major) {
-        ("vnflcm", Some("2")) => "os_nfv_orchestration_api_v2",
-        // Tacker's FM policies (api/policies/vnffm_v1.py).
-        ("vnffm", Some(_)) => return Some(format!("os_nfv_orchestration_api_v2:vnf_fault_monitor:{}", target.action)),
-        _ => "os_nfv_orchestration_api",
-    };
-    // Package subscriptions would share v1 LCM subscriptions' names (Tacker has no package
-    // subscriptions to follow): a name of their own, so a policy file can tell them apart.
-    let resource = match (target.api, target.resource) {
-        ("vnfpkgm", "subscriptions") => "vnf_package_subscriptions",
-        (_, resource) => resource,
-    };
-    Some(format!("{prefix}:{resource}:{}", target.action))
 }
 
 #[cfg(test)]
@@ -192,7 +103,8 @@ mod tests {
     #[test]
     fn rules_are_named_as_tacker_names_them() {
         let policy = Policy::default();
-        let rule = |method: Method, path: &str| policy.rule(&method, path).map(|rule| (rule.name, rule.role));
+        let rule =
+            |method: Method, path: &str| policy.rule(&method, path).map(|rule| (rule.name.to_owned(), rule.role));
         assert_eq!(
             rule(Method::POST, "/vnflcm/v2/vnf_instances"),
             Some(("os_nfv_orchestration_api_v2:vnf_instances:create".into(), Role::Member))

@@ -250,7 +250,7 @@ fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>,
             // Answered once routing has matched a method of the resource (else 405).
             let shown = accept.unwrap_or_default();
             let detail = format!("Content type '{shown}' specified in 'Accept' header is not allowed.");
-            req.extensions_mut().insert(crate::route::NotAcceptable(detail));
+            req.extensions_mut().insert(crate::routes::NotAcceptable(detail));
         }
     }
 

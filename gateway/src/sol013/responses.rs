@@ -8,6 +8,8 @@ use actix_web::http::Method;
 use serde_json::Value;
 use solgate_schemas::VersionEntry;
 
+use crate::routes::tables;
+
 /// What a response body is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
@@ -15,66 +17,15 @@ pub struct Shape {
     pub list: bool,
 }
 
-const fn one(schema: &'static str) -> Option<Shape> {
-    Some(Shape { schema, list: false })
-}
-
-const fn list(schema: &'static str) -> Option<Shape> {
-    Some(Shape { schema, list: true })
-}
-
-/// The shape of the body `method path` answers with `status`; `None` when the body is
-/// not JSON of a schema (no body, a file, a path outside the APIs).
+/// The shape of the body `method path` answers with `status`, from its row's response
+/// (`crate::routes`); `None` when the body is not JSON of a schema (no body, a file, a
+/// path outside the APIs). Every error of an API is a ProblemDetails.
 pub fn shape(method: &Method, path: &str, status: u16) -> Option<Shape> {
-    let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
-    let (api, rest) = segments.split_first()?;
-    if !matches!(*api, "vnflcm" | "vnfpkgm" | "vnffm" | "vnfpm") {
-        return None;
-    }
+    tables::table(path)?.api?;
     if status >= 400 {
-        return one("ProblemDetails");
+        return Some(Shape { schema: "ProblemDetails", list: false });
     }
-    let rest = match rest {
-        ["api_versions"] | [_, "api_versions"] => return one("ApiVersionInformation"),
-        [major, rest @ ..] if major.starts_with('v') => rest,
-        _ => return None,
-    };
-    let get = *method == Method::GET;
-    let created = *method == Method::POST && status == 201;
-    match (*api, rest) {
-        ("vnflcm", ["vnf_instances"]) if get => list("VnfInstance"),
-        ("vnflcm", ["vnf_instances"]) if created => one("VnfInstance"),
-        ("vnflcm", ["vnf_instances", _]) if get => one("VnfInstance"),
-        ("vnflcm", ["vnf_lcm_op_occs"]) if get => list("VnfLcmOpOcc"),
-        ("vnflcm", ["vnf_lcm_op_occs", _]) if get => one("VnfLcmOpOcc"),
-        ("vnflcm", ["vnf_lcm_op_occs", _, "fail"]) if *method == Method::POST && status == 200 => one("VnfLcmOpOcc"),
-        ("vnflcm", ["subscriptions"]) if get => list("LccnSubscription"),
-        ("vnflcm", ["subscriptions"]) if created => one("LccnSubscription"),
-        ("vnflcm", ["subscriptions", _]) if get => one("LccnSubscription"),
-        ("vnfpkgm", ["vnf_packages"]) if get => list("VnfPkgInfo"),
-        ("vnfpkgm", ["vnf_packages"]) if created => one("VnfPkgInfo"),
-        ("vnfpkgm", ["vnf_packages", _]) if get => one("VnfPkgInfo"),
-        ("vnfpkgm", ["vnf_packages", _]) if *method == Method::PATCH && status == 200 => one("VnfPkgInfoModifications"),
-        ("vnfpkgm", ["subscriptions"]) if get => list("PkgmSubscription"),
-        ("vnfpkgm", ["subscriptions"]) if created => one("PkgmSubscription"),
-        ("vnfpkgm", ["subscriptions", _]) if get => one("PkgmSubscription"),
-        ("vnffm", ["alarms"]) if get => list("Alarm"),
-        ("vnffm", ["alarms", _]) if get => one("Alarm"),
-        ("vnffm", ["alarms", _]) if *method == Method::PATCH && status == 200 => one("AlarmModifications"),
-        ("vnffm", ["subscriptions"]) if get => list("FmSubscription"),
-        ("vnffm", ["subscriptions"]) if created => one("FmSubscription"),
-        ("vnffm", ["subscriptions", _]) if get => one("FmSubscription"),
-        ("vnfpm", ["pm_jobs"]) if get => list("PmJob"),
-        ("vnfpm", ["pm_jobs"]) if created => one("PmJob"),
-        ("vnfpm", ["pm_jobs", _]) if get => one("PmJob"),
-        ("vnfpm", ["pm_jobs", _]) if *method == Method::PATCH && status == 200 => one("PmJobModifications"),
-        ("vnfpm", ["pm_jobs", _, "reports", _]) if get => one("PerformanceReport"),
-        ("vnfpm", ["thresholds"]) if get => list("Threshold"),
-        ("vnfpm", ["thresholds"]) if created => one("Threshold"),
-        ("vnfpm", ["thresholds", _]) if get => one("Threshold"),
-        ("vnfpm", ["thresholds", _]) if *method == Method::PATCH && status == 200 => one("ThresholdModifications"),
-        _ => None,
-    }
+    tables::find(method, path)?.1.shape(status)
 }
 
 /// Checks a JSON response body against its shape in `entry` (the negotiated version).

@@ -13,7 +13,7 @@ use solgate_core::work::{ConductorSlot, RpcMessage, TakenUp};
 
 use super::{major_of, validate};
 use crate::common::Tenant;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::sol013::Negotiated;
 use crate::state::AppState;
 
@@ -37,6 +37,13 @@ pub async fn accept(
     body: Value,
     if_match: Option<IfMatch>,
 ) -> ApiResult<HttpResponse> {
+    // SelectVnfDeployableModulesRequest: selectedDeployableModule, 1..N (SOL003 V4.5.1; the
+    // dictionary's schema marks no member mandatory).
+    if operation == LcmOperation::SelectDeplMods
+        && body["selectedDeployableModule"].as_array().is_none_or(Vec::is_empty)
+    {
+        return Err(ApiError::bad_request("selectedDeployableModule is required: at least one deployable module id."));
+    }
     // Tacker validates before looking the instance up: a bad body is 400 even for an
     // unknown instance.
     validate(negotiated, operation.request_schema(), &body)?;

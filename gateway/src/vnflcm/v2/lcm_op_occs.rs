@@ -1,5 +1,0 @@
-//! VnfLcmOpOccsController (v2).
-
-pub mod list;
-pub mod show;
-pub mod tasks;
