@@ -77,8 +77,11 @@ struct ImportDetail {
 }
 
 impl ImportDetail {
-    fn import(self) -> Option<Import> {
-        Some(Import { file: self.file?, repository: self.repository.is_some() })
+    fn import(mut map: serde_yaml_ng::Mapping) -> Option<Import> {
+        // serde would take an integer key for a field's index.
+        map.retain(|key, _| key.is_string());
+        let detail: ImportDetail = read(Value::Mapping(map));
+        Some(Import { file: detail.file?, repository: detail.repository.is_some() })
     }
 }
 
@@ -86,10 +89,10 @@ impl<'de> Deserialize<'de> for ImportDef {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(ImportDef(match Value::deserialize(d)? {
             Value::String(file) => Some(Import { file, repository: false }),
-            Value::Mapping(m) if m.contains_key("file") => read::<ImportDetail>(Value::Mapping(m)).import(),
+            Value::Mapping(m) if m.contains_key("file") => ImportDetail::import(m),
             Value::Mapping(m) if m.len() == 1 => match m.into_iter().next().map(|(_, v)| v) {
                 Some(Value::String(file)) => Some(Import { file, repository: false }),
-                Some(inner @ Value::Mapping(_)) => read::<ImportDetail>(inner).import(),
+                Some(Value::Mapping(inner)) => ImportDetail::import(inner),
                 _ => None,
             },
             _ => None,
@@ -98,7 +101,9 @@ impl<'de> Deserialize<'de> for ImportDef {
 }
 
 fn imports_of(value: &Value) -> Vec<Import> {
-    read::<Imports>(value.clone()).imports.into_iter().filter_map(|i| i.0).collect()
+    let Some(mut template) = value.as_mapping().cloned() else { return Vec::new() };
+    template.retain(|key, _| key.is_string());
+    read::<Imports>(Value::Mapping(template)).imports.into_iter().filter_map(|i| i.0).collect()
 }
 
 /// SOL001 type definition files (`etsi_nfv_sol001_common_types.yaml`, `..._vnfd_types.yaml`)

@@ -14,7 +14,7 @@ use serde_yaml_ng::Value;
 use crate::error::CsarError;
 use crate::loader::Doc;
 use crate::model::{Flavour, SoftwareImage, Vnfd};
-use crate::yaml::{read, strings, text, untag};
+use crate::yaml::{normalise, read, strings, text};
 use nodes::{Node, Topology, Types, VNF};
 use properties::VnfProps;
 use tosca::{ServiceTemplate, is_not_function};
@@ -44,7 +44,7 @@ impl VnfNodes {
 }
 
 pub(crate) fn summarise(docs: &[Doc]) -> Result<Vnfd, CsarError> {
-    let templates: Vec<ServiceTemplate> = docs.iter().map(|d| read(untag(d.value.clone()))).collect();
+    let templates: Vec<ServiceTemplate> = docs.iter().map(|d| read(normalise(d.value.clone()))).collect();
     let types = Types::new(&templates);
     let topologies: Vec<Topology<'_>> = docs
         .iter()

@@ -12,13 +12,21 @@ use serde_yaml_ng::Value;
 
 use crate::units::parse_size;
 
-/// `value` with every YAML tag (`!foo x`) dropped: TOSCA gives tags no meaning, and the
-/// accessors of `serde_yaml_ng::Value` look through them too.
-pub(crate) fn untag(value: Value) -> Value {
+/// `value` as the TOSCA records read it: every YAML tag (`!foo x`) dropped (TOSCA gives
+/// tags no meaning, and the accessors of `serde_yaml_ng::Value` look through them too), and
+/// every entry with a key that is not a string left out (no TOSCA name is one; serde would
+/// take an integer key for a field's index).
+pub(crate) fn normalise(value: Value) -> Value {
     match value {
-        Value::Tagged(t) => untag(t.value),
-        Value::Sequence(seq) => Value::Sequence(seq.into_iter().map(untag).collect()),
-        Value::Mapping(m) => Value::Mapping(m.into_iter().map(|(k, v)| (untag(k), untag(v))).collect()),
+        Value::Tagged(t) => normalise(t.value),
+        Value::Sequence(seq) => Value::Sequence(seq.into_iter().map(normalise).collect()),
+        Value::Mapping(m) => Value::Mapping(
+            m.into_iter()
+                .map(|(k, v)| (normalise(k), v))
+                .filter(|(k, _)| k.is_string())
+                .map(|(k, v)| (k, normalise(v)))
+                .collect(),
+        ),
         other => other,
     }
 }
