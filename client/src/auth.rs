@@ -3,11 +3,43 @@
 //! token (password method, project scope; the token comes back in `X-Subject-Token`).
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use url::Url;
 
 use crate::config::{KeystoneAuth, OAuth2Auth};
 use crate::error::{Error, Result, transport};
+use crate::records::{lenient, read};
+
+/// A token endpoint's answer: RFC 6749 clause 5.1 on success, clause 5.2 (or a
+/// ProblemDetails) on error.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct TokenAnswer {
+    #[serde(deserialize_with = "lenient")]
+    access_token: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    error: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    error_description: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    detail: Option<String>,
+}
+
+/// Keystone's error body, `{"error": {"message": …}}`.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct KeystoneAnswer {
+    #[serde(deserialize_with = "lenient")]
+    error: KeystoneError,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct KeystoneError {
+    #[serde(deserialize_with = "lenient")]
+    message: Option<String>,
+}
 
 /// What a request carries to authenticate.
 #[derive(Clone, PartialEq, Eq)]
@@ -48,10 +80,10 @@ pub(crate) async fn oauth2_token(http: &reqwest::Client, endpoint: &Url, auth: &
         .map_err(|error| transport(url.as_str(), &error))?;
     let status = response.status();
     let body = response.bytes().await.map_err(|error| transport(url.as_str(), &error))?;
-    let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let answer: TokenAnswer = read(serde_json::from_slice(&body).unwrap_or(Value::Null));
     if !status.is_success() {
         // RFC 6749 clause 5.2 error response, or a ProblemDetails.
-        let reason = match (answer["error"].as_str(), answer["error_description"].as_str(), answer["detail"].as_str()) {
+        let reason = match (answer.error.as_deref(), answer.error_description.as_deref(), answer.detail.as_deref()) {
             (Some(error), Some(description), _) => format!("{error}: {description}"),
             (Some(error), None, _) => error.to_owned(),
             (None, _, Some(detail)) => detail.to_owned(),
@@ -59,7 +91,7 @@ pub(crate) async fn oauth2_token(http: &reqwest::Client, endpoint: &Url, auth: &
         };
         return Err(Error::Auth(format!("token endpoint {url} answered {status}: {reason}")));
     }
-    match answer["access_token"].as_str() {
+    match answer.access_token.as_deref() {
         Some(token) if !token.is_empty() => Ok(Credential::Bearer(token.to_owned())),
         _ => Err(Error::Auth(format!("token endpoint {url} answered without an access_token"))),
     }
@@ -101,8 +133,8 @@ pub(crate) async fn keystone_token(http: &reqwest::Client, auth: &KeystoneAuth) 
     let token = response.headers().get("x-subject-token").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let text = response.text().await.unwrap_or_default();
     if !status.is_success() {
-        let answer: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let reason = answer["error"]["message"].as_str().map(str::to_owned).unwrap_or(text);
+        let answer: KeystoneAnswer = read(serde_json::from_str(&text).unwrap_or(Value::Null));
+        let reason = answer.error.message.unwrap_or(text);
         return Err(Error::Auth(format!("Keystone {url} answered {status}: {reason}")));
     }
     match token {

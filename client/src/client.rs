@@ -15,6 +15,12 @@ use crate::config::{ApiVersionChoice, AuthConfig, ClientConfig};
 use crate::error::{Error, ProblemDetails, Result, transport};
 use crate::versions::{self, Api, ApiVersions};
 
+/// Response headers announcing a deprecated version (RFC 9745, RFC 8594) and which.
+const DEPRECATION: &str = "deprecation";
+const SUNSET: &str = "sunset";
+/// SOL013 clause 4.2: the version the response is of.
+const VERSION: &str = "version";
+
 /// A request body.
 pub(crate) enum Body {
     None,
@@ -309,11 +315,11 @@ impl Client {
     }
 
     fn note_deprecation(&self, headers: &HeaderMap) {
-        if headers.get("deprecation").is_none() {
+        if !headers.contains_key(DEPRECATION) {
             return;
         }
         let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
-        let deprecation = Deprecation { version: text("version").unwrap_or_default(), sunset: text("sunset") };
+        let deprecation = Deprecation { version: text(VERSION).unwrap_or_default(), sunset: text(SUNSET) };
         if let Ok(mut list) = self.deprecations.lock()
             && !list.contains(&deprecation)
         {

@@ -17,6 +17,7 @@ mod fm;
 mod lcm;
 mod packages;
 mod pm;
+pub mod records;
 mod versions;
 mod vims;
 mod wait;

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::client::{Body, Client};
 use crate::error::{Error, Result};
 use crate::lcm::{ListQuery, id_segment};
+use crate::records::{PkgInfoView, ProblemView};
 use crate::versions::Api;
 
 const MAJOR: u64 = 1;
@@ -123,19 +124,19 @@ impl Client {
         let mut seen_progress = false;
         loop {
             let info = self.show_package(id).await?;
-            let state = info["onboardingState"].as_str().unwrap_or_default().to_owned();
+            let view = PkgInfoView::of(&info);
+            let state = view.onboarding_state.unwrap_or_default();
             on_state(&state);
             if state == "ONBOARDED" {
                 return Ok(info);
             }
-            let failure = info.get("onboardingFailureDetails").filter(|failure| !failure.is_null());
-            if let Some(failure) = failure.filter(|_| state == "CREATED") {
-                let detail = failure["detail"].as_str().map(str::to_owned).unwrap_or_else(|| failure.to_string());
+            if let Some(failure) = view.onboarding_failure_details.filter(|_| state == "CREATED") {
+                let problem: ProblemView = serde_json::from_value(failure.clone()).unwrap_or_default();
                 return Err(Error::Api(crate::error::ProblemDetails {
                     type_: None,
                     title: Some("Onboarding failed".into()),
-                    status: failure["status"].as_u64().and_then(|status| u16::try_from(status).ok()).unwrap_or(422),
-                    detail,
+                    status: problem.status.and_then(|status| u16::try_from(status).ok()).unwrap_or(422),
+                    detail: problem.detail.unwrap_or_else(|| failure.to_string()),
                     instance: None,
                 }));
             }

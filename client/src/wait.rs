@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::records::OpOccView;
 
 /// `LcmOperationStateType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +23,12 @@ pub enum OpState {
 
 impl OpState {
     pub fn of(op: &Value) -> OpState {
-        match op["operationState"].as_str().unwrap_or_default() {
+        OpState::parse(OpOccView::of(op).operation_state.as_deref().unwrap_or_default())
+    }
+
+    /// A `LcmOperationStateType` value; `Unknown` for anything else.
+    pub fn parse(state: &str) -> OpState {
+        match state {
             "STARTING" => OpState::Starting,
             "PROCESSING" => OpState::Processing,
             "COMPLETED" => OpState::Completed,
@@ -73,15 +79,17 @@ impl Client {
                 self.show_operation(href).await?
             };
             on_state(&op);
-            let entered = op["stateEnteredTime"].as_str().unwrap_or_default();
-            if OpState::of(&op).is_settled() && since.is_none_or(|since| entered > since) {
+            let view = OpOccView::of(&op);
+            let entered = view.state_entered_time.as_deref().unwrap_or_default();
+            let state = view.operation_state.as_deref();
+            if OpState::parse(state.unwrap_or_default()).is_settled() && since.is_none_or(|since| entered > since) {
                 return Ok(op);
             }
             if started.elapsed() >= options.timeout {
                 return Err(Error::Timeout {
-                    what: format!("operation occurrence {}", op["id"].as_str().unwrap_or(href)),
+                    what: format!("operation occurrence {}", view.id.as_deref().unwrap_or(href)),
                     seconds: options.timeout.as_secs(),
-                    state: op["operationState"].as_str().unwrap_or("unknown").to_owned(),
+                    state: state.unwrap_or("unknown").to_owned(),
                 });
             }
             tokio::time::sleep(options.poll).await;

@@ -101,6 +101,11 @@ impl CsarError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         CsarError::Io { path: path.into(), source }
     }
+
+    /// A VNFD that breaks a SOL001 rule the summary relies on.
+    pub(crate) fn invalid(msg: impl Into<String>) -> Self {
+        CsarError::InvalidVnfd(msg.into())
+    }
 }
 
 fn hint_suffix(hint: &Option<String>) -> String {

@@ -16,6 +16,7 @@ mod model;
 mod query;
 mod summary;
 mod units;
+mod yaml;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

@@ -2,9 +2,11 @@
 
 use std::collections::HashSet;
 
+use serde::Deserialize;
 use serde_yaml_ng::Value;
 
 use crate::error::CsarError;
+use crate::yaml::{lenient, present, read};
 
 /// Reads a package file; `Ok(None)` when the package has no such file.
 pub(crate) type ReadFile<'a> = dyn FnMut(&str) -> Result<Option<Vec<u8>>, CsarError> + 'a;
@@ -51,27 +53,57 @@ struct Import {
     repository: bool,
 }
 
+/// The `imports` of a service template.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Imports {
+    #[serde(deserialize_with = "lenient")]
+    imports: Vec<ImportDef>,
+}
+
 /// The forms TOSCA 1.2 allows in `imports`: `- file.yaml`, `- file: f.yaml`,
 /// `- name: f.yaml`, `- name: {file: f.yaml, repository: r}`.
-fn imports_of(value: &Value) -> Vec<Import> {
-    let Some(list) = value.get("imports").and_then(Value::as_sequence) else { return Vec::new() };
-    let from_map = |m: &Value| {
-        m.get("file")
-            .and_then(Value::as_str)
-            .map(|f| Import { file: f.to_owned(), repository: m.get("repository").is_some() })
-    };
-    list.iter()
-        .filter_map(|item| match item {
-            Value::String(s) => Some(Import { file: s.clone(), repository: false }),
-            Value::Mapping(m) if m.contains_key("file") => from_map(item),
-            Value::Mapping(m) if m.len() == 1 => match m.values().next() {
-                Some(Value::String(s)) => Some(Import { file: s.clone(), repository: false }),
-                Some(inner @ Value::Mapping(_)) => from_map(inner),
+#[derive(Default)]
+struct ImportDef(Option<Import>);
+
+/// `file: f.yaml` with an optional `repository`.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ImportDetail {
+    #[serde(deserialize_with = "lenient")]
+    file: Option<String>,
+    #[serde(deserialize_with = "present")]
+    repository: Option<Value>,
+}
+
+impl ImportDetail {
+    fn import(mut map: serde_yaml_ng::Mapping) -> Option<Import> {
+        // serde would take an integer key for a field's index.
+        map.retain(|key, _| key.is_string());
+        let detail: ImportDetail = read(Value::Mapping(map));
+        Some(Import { file: detail.file?, repository: detail.repository.is_some() })
+    }
+}
+
+impl<'de> Deserialize<'de> for ImportDef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(ImportDef(match Value::deserialize(d)? {
+            Value::String(file) => Some(Import { file, repository: false }),
+            Value::Mapping(m) if m.contains_key("file") => ImportDetail::import(m),
+            Value::Mapping(m) if m.len() == 1 => match m.into_iter().next().map(|(_, v)| v) {
+                Some(Value::String(file)) => Some(Import { file, repository: false }),
+                Some(Value::Mapping(inner)) => ImportDetail::import(inner),
                 _ => None,
             },
             _ => None,
-        })
-        .collect()
+        }))
+    }
+}
+
+fn imports_of(value: &Value) -> Vec<Import> {
+    let Some(mut template) = value.as_mapping().cloned() else { return Vec::new() };
+    template.retain(|key, _| key.is_string());
+    read::<Imports>(Value::Mapping(template)).imports.into_iter().filter_map(|i| i.0).collect()
 }
 
 /// SOL001 type definition files (`etsi_nfv_sol001_common_types.yaml`, `..._vnfd_types.yaml`)
