@@ -41,6 +41,9 @@ struct KeystoneError {
     message: Option<String>,
 }
 
+/// The header Keystone returns the new token in.
+const SUBJECT_TOKEN: &str = "x-subject-token";
+
 /// What a request carries to authenticate.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) enum Credential {
@@ -130,7 +133,7 @@ pub(crate) async fn keystone_token(http: &reqwest::Client, auth: &KeystoneAuth) 
         .await
         .map_err(|error| transport(url.as_str(), &error))?;
     let status = response.status();
-    let token = response.headers().get("x-subject-token").and_then(|value| value.to_str().ok()).map(str::to_owned);
+    let token = response.headers().get(SUBJECT_TOKEN).and_then(|value| value.to_str().ok()).map(str::to_owned);
     let text = response.text().await.unwrap_or_default();
     if !status.is_success() {
         let answer: KeystoneAnswer = read(serde_json::from_str(&text).unwrap_or(Value::Null));

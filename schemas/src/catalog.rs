@@ -34,43 +34,42 @@ pub(crate) const PUBLISHED: &[Published] = &[
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(1, 3, 0),
-        // VNF LCM API 1.3.0 of SOL003 V2.6.1, as Tacker serves it under /vnflcm/v1 (../shared/reference/tacker-behaviour.md 1).
+        // VNF LCM API 1.3.0 of SOL003 V2.6.1, as Tacker serves it under /vnflcm/v1.
         etsi_document: "ETSI GS NFV-SOL 003 V2.6.1",
         source: Source::Full(include_str!("../data/vnflcm/1.3.0.json")),
     },
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 0, 0),
-        // SOL003 V3.3.1: VNF LCM API 2.0.0 (info.version of ETSI's bundle, shared/etsi/README.md).
+        // SOL003 V3.3.1: VNF LCM API 2.0.0 (info.version of ETSI's OpenAPI bundle).
         etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
         source: Source::Full(include_str!("../data/vnflcm/2.0.0.json")),
     },
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 1, 0),
-        // SOL003 V3.5.1: VNF LCM API 2.1.0 (etsi-mano-model 3.5.1 mano-versions.json, "vnflcm" 2.1.0;
-        // shared/etsi/README.md).
+        // SOL003 V3.5.1: VNF LCM API 2.1.0 (etsi-mano-model 3.5.1 mano-versions.json, "vnflcm" 2.1.0).
         etsi_document: "ETSI GS NFV-SOL 003 V3.5.1",
         source: Source::Delta(include_str!("../data/vnflcm/2.1.0.delta.json")),
     },
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 2, 0),
-        // SOL003 V3.6.1: VNF LCM API 2.2.0 (etsi-mano-model 3.6.1 mano-versions.json; shared/etsi/README.md).
+        // SOL003 V3.6.1: VNF LCM API 2.2.0 (etsi-mano-model 3.6.1 mano-versions.json).
         etsi_document: "ETSI GS NFV-SOL 003 V3.6.1",
         source: Source::Delta(include_str!("../data/vnflcm/2.2.0.delta.json")),
     },
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 3, 0),
-        // SOL003 V3.7.1: VNF LCM API 2.3.0 (info.version of ETSI's V3.7.1 OpenAPI in shared/etsi/sol003-v3.7.1).
+        // SOL003 V3.7.1: VNF LCM API 2.3.0 (info.version of ETSI's V3.7.1 OpenAPI).
         etsi_document: "ETSI GS NFV-SOL 003 V3.7.1",
         source: Source::Delta(include_str!("../data/vnflcm/2.3.0.delta.json")),
     },
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 10, 0),
-        // SOL003 V4.3.1: VNF LCM API 2.10.0 (etsi-mano-model 4.3.1 mano-versions.json; shared/etsi/README.md).
+        // SOL003 V4.3.1: VNF LCM API 2.10.0 (etsi-mano-model 4.3.1 mano-versions.json).
         // Release 4 numbers its minors past the Release 3 ones; 2.4.0-2.9.0 belong to editions not served.
         etsi_document: "ETSI GS NFV-SOL 003 V4.3.1",
         source: Source::Delta(include_str!("../data/vnflcm/2.10.0.delta.json")),
@@ -78,7 +77,7 @@ pub(crate) const PUBLISHED: &[Published] = &[
     Published {
         api: Api::Vnflcm,
         version: ApiVersionId::new(2, 12, 0),
-        // SOL003 V4.5.1: VNF LCM API 2.12.0 (etsi-mano-model 4.5.1 mano-versions.json; shared/etsi/README.md).
+        // SOL003 V4.5.1: VNF LCM API 2.12.0 (etsi-mano-model 4.5.1 mano-versions.json).
         etsi_document: "ETSI GS NFV-SOL 003 V4.5.1",
         source: Source::Delta(include_str!("../data/vnflcm/2.12.0.delta.json")),
     },
@@ -87,7 +86,7 @@ pub(crate) const PUBLISHED: &[Published] = &[
         version: ApiVersionId::new(1, 3, 0),
         // SOL005 V2.6.1 is the last Release 2 edition with VNF package management under
         // /vnfpkgm/v1: V2.7.1 moved it to /vnfpkgm/v2 as API 2.0.0 (ETSI forge SOL005
-        // VNFPackageManagement.yaml; Tacker objects/v2/fields.py "v2.7.1 ... API version: 2.0.0").
+        // VNFPackageManagement.yaml; Tacker's v2 objects cite "v2.7.1 ... API version: 2.0.0").
         // 1.3.0 is inferred, not read from the V2.6.1 text: the sibling SOL003 package API is
         // 1.2.0 in V2.5.1 (ETSI OpenAPI vendored by ONAP) and V2.6.1 bumped the Release 2 APIs it
         // changed (SOL003 V2.6.1: LCM and granting 1.3.0, Tacker's records).
@@ -98,7 +97,7 @@ pub(crate) const PUBLISHED: &[Published] = &[
         api: Api::Vnffm,
         version: ApiVersionId::new(1, 3, 0),
         // SOL003 V3.3.1 clause 7: VNF Fault Management API 1.3.0, as Tacker serves it under
-        // /vnffm/v1 (tacker/sol_refactored/api/api_version.py CURRENT_FM_VERSION; its objects cite
+        // /vnffm/v1 (Tacker's CURRENT_FM_VERSION; its objects cite
         // "v3.3.1 7.5.x (API version: 1.3.0)"). ETSI's V3.7.1 OpenAPI is API 1.5.0, a later minor.
         etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
         source: Source::Full(include_str!("../data/vnffm/1.3.0.json")),
@@ -108,7 +107,7 @@ pub(crate) const PUBLISHED: &[Published] = &[
         version: ApiVersionId::new(2, 1, 0),
         // SOL003 V3.3.1 (and V3.5.1, V3.6.1): VNF PM API 2.1.0 (etsi-mano-model 3.3.1
         // mano-versions.json, "vnfpm" 2.1.0), the version Tacker serves under /vnfpm/v2
-        // (tacker/sol_refactored/api/api_version.py CURRENT_PM_VERSION). V3.7.1 is 2.2.0.
+        // (Tacker's CURRENT_PM_VERSION). V3.7.1 is 2.2.0.
         etsi_document: "ETSI GS NFV-SOL 003 V3.3.1",
         source: Source::Full(include_str!("../data/vnfpm/2.1.0.json")),
     },

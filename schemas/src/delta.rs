@@ -149,79 +149,24 @@ fn op_name(op: &DeltaOp) -> &'static str {
 fn apply_op(doc: &mut VersionDocument, op: &DeltaOp) -> Result<(), String> {
     match op {
         DeltaOp::AddProperty { target, name, schema, .. } => {
-            let object = object_at(doc, target)?;
-            let properties = object
-                .get_mut("properties")
-                .and_then(Value::as_object_mut)
-                .ok_or_else(|| format!("{target} has no properties"))?;
-            if properties.contains_key(name) {
-                return Err(format!("{target} already defines {name}"));
-            }
-            properties.insert(name.clone(), schema.clone());
+            add_property(object_at(doc, target)?, target, name, schema)
         }
-        DeltaOp::AddEnumValue { target, value, .. } => {
-            let object = object_at(doc, target)?;
-            let values = object
-                .get_mut("enum")
-                .and_then(Value::as_array_mut)
-                .ok_or_else(|| format!("{target} is not an enumeration"))?;
-            if values.contains(value) {
-                return Err(format!("{target} already permits {value}"));
-            }
-            values.push(value.clone());
-        }
-        DeltaOp::RelaxRequired { target, name, .. } => {
-            let object = object_at(doc, target)?;
-            let required = object
-                .get_mut("required")
-                .and_then(Value::as_array_mut)
-                .ok_or_else(|| format!("{target} has no required list"))?;
-            let before = required.len();
-            required.retain(|entry| entry.as_str() != Some(name));
-            if required.len() == before {
-                return Err(format!("{name} is not required in {target}"));
-            }
-            if required.is_empty() {
-                object.remove("required");
-            }
-        }
+        DeltaOp::AddEnumValue { target, value, .. } => add_enum_value(object_at(doc, target)?, target, value),
+        DeltaOp::RelaxRequired { target, name, .. } => relax_required(object_at(doc, target)?, target, name),
         DeltaOp::RelaxKeyword { target, keyword, .. } => {
             if !RELAXABLE.contains(&keyword.as_str()) {
                 return Err(format!("{keyword} is not a keyword whose removal only relaxes"));
             }
-            let object = object_at(doc, target)?;
-            if object.remove(keyword).is_none() {
-                return Err(format!("{target} has no {keyword}"));
+            match object_at(doc, target)?.remove(keyword) {
+                Some(_) => Ok(()),
+                None => Err(format!("{target} has no {keyword}")),
             }
         }
         DeltaOp::AddAlternative { target, keyword, schema, .. } => {
             if keyword != "anyOf" && keyword != "oneOf" {
                 return Err(format!("{keyword} is not anyOf or oneOf"));
             }
-            let object = object_at(doc, target)?;
-            if keyword == "oneOf" {
-                let names = schema
-                    .as_object()
-                    .filter(|branch| branch.len() == 1)
-                    .and_then(|branch| branch.get("required"))
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| "a oneOf branch must be {\"required\": [...]}".to_owned())?;
-                let defined = object.get("properties").and_then(Value::as_object);
-                for name in names {
-                    let known = name.as_str().is_some_and(|n| defined.is_some_and(|p| p.contains_key(n)));
-                    if !known {
-                        return Err(format!("{target} does not define {name}, which the branch requires"));
-                    }
-                }
-            }
-            let branches = object
-                .get_mut(keyword)
-                .and_then(Value::as_array_mut)
-                .ok_or_else(|| format!("{target} has no {keyword}"))?;
-            if branches.contains(schema) {
-                return Err(format!("{target} already has this {keyword} branch"));
-            }
-            branches.push(schema.clone());
+            add_alternative(object_at(doc, target)?, target, keyword, schema)
         }
         DeltaOp::AddType { name, schema, export, .. } => {
             if doc.defs.contains_key(name) {
@@ -231,21 +176,97 @@ fn apply_op(doc: &mut VersionDocument, op: &DeltaOp) -> Result<(), String> {
             if *export {
                 doc.dictionary.push(name.clone());
             }
+            Ok(())
         }
-        DeltaOp::RemoveProperty { target, name, .. } => {
-            let object = object_at(doc, target)?;
-            let removed = object.get_mut("properties").and_then(Value::as_object_mut).and_then(|p| p.remove(name));
-            if removed.is_none() {
-                return Err(format!("{target} does not define {name}"));
-            }
-            if let Some(required) = object.get_mut("required").and_then(Value::as_array_mut) {
-                required.retain(|entry| entry.as_str() != Some(name));
-            }
-        }
+        DeltaOp::RemoveProperty { target, name, .. } => remove_property(object_at(doc, target)?, target, name),
         DeltaOp::Replace { target, schema, .. } => {
-            let slot = value_at(doc, target)?;
-            *slot = schema.clone();
+            *value_at(doc, target)? = schema.clone();
+            Ok(())
         }
+    }
+}
+
+/// The JSON Schema object `target` names, as the ops below edit it.
+type SchemaObject = Map<String, Value>;
+
+fn add_property(object: &mut SchemaObject, target: &str, name: &str, schema: &Value) -> Result<(), String> {
+    let properties = object
+        .get_mut("properties")
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| format!("{target} has no properties"))?;
+    if properties.contains_key(name) {
+        return Err(format!("{target} already defines {name}"));
+    }
+    properties.insert(name.to_owned(), schema.clone());
+    Ok(())
+}
+
+fn add_enum_value(object: &mut SchemaObject, target: &str, value: &Value) -> Result<(), String> {
+    let values = object
+        .get_mut("enum")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| format!("{target} is not an enumeration"))?;
+    if values.contains(value) {
+        return Err(format!("{target} already permits {value}"));
+    }
+    values.push(value.clone());
+    Ok(())
+}
+
+fn relax_required(object: &mut SchemaObject, target: &str, name: &str) -> Result<(), String> {
+    let required = object
+        .get_mut("required")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| format!("{target} has no required list"))?;
+    let before = required.len();
+    required.retain(|entry| entry.as_str() != Some(name));
+    if required.len() == before {
+        return Err(format!("{name} is not required in {target}"));
+    }
+    if required.is_empty() {
+        object.remove("required");
+    }
+    Ok(())
+}
+
+/// A `oneOf` branch may only require members the object defines (`{"required": [...]}`).
+fn check_one_of_branch(object: &SchemaObject, target: &str, schema: &Value) -> Result<(), String> {
+    let names = schema
+        .as_object()
+        .filter(|branch| branch.len() == 1)
+        .and_then(|branch| branch.get("required"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| "a oneOf branch must be {\"required\": [...]}".to_owned())?;
+    let defined = object.get("properties").and_then(Value::as_object);
+    for name in names {
+        let known = name.as_str().is_some_and(|n| defined.is_some_and(|p| p.contains_key(n)));
+        if !known {
+            return Err(format!("{target} does not define {name}, which the branch requires"));
+        }
+    }
+    Ok(())
+}
+
+fn add_alternative(object: &mut SchemaObject, target: &str, keyword: &str, schema: &Value) -> Result<(), String> {
+    if keyword == "oneOf" {
+        check_one_of_branch(object, target, schema)?;
+    }
+    let branches =
+        object.get_mut(keyword).and_then(Value::as_array_mut).ok_or_else(|| format!("{target} has no {keyword}"))?;
+    if branches.contains(schema) {
+        return Err(format!("{target} already has this {keyword} branch"));
+    }
+    branches.push(schema.clone());
+    Ok(())
+}
+
+fn remove_property(object: &mut SchemaObject, target: &str, name: &str) -> Result<(), String> {
+    let removed = object.get_mut("properties").and_then(Value::as_object_mut).and_then(|p| p.remove(name));
+    if removed.is_none() {
+        return Err(format!("{target} does not define {name}"));
+    }
+    if let Some(required) = object.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|entry| entry.as_str() != Some(name));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //!
 //! Resources are stored in the newest minor's shape of their major (a superset of every older
 //! minor). A client that asked for an older minor gets the representation of that minor, never an
-//! attribute its version does not define (../shared/ARCHITECTURE.md, "Response per requested version"). The
+//! attribute its version does not define (docs/versions.md). The
 //! walk follows the schema: objects with `properties` keep only
 //! those keys, maps (`additionalProperties` with a schema) keep every key and render each value,
 //! free-form objects (KeyValuePairs: no `properties`, no value schema) are kept whole, arrays follow

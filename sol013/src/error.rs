@@ -5,7 +5,7 @@ use crate::problem::ProblemDetails;
 
 /// A query parameter (filter, attribute selector, paging marker) the producer cannot accept.
 ///
-/// The filter texts are Tacker's own sentences (`tacker/sol_refactored/controller/vnflcm_view.py`),
+/// The filter texts are Tacker's own sentences (its v2 LCM list views),
 /// so clients and tests written against Tacker read the same `detail`. Where solgate is
 /// stricter than Tacker (unknown attributes, badly typed values) the text names the culprit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,7 +26,7 @@ pub enum Sol013Error {
     #[error("Only one value is allowed for op {0}")]
     OnlyOneValue(String),
     /// The attribute path is malformed or names an attribute the resource does not define.
-    /// Tacker answers `200 []` for unknown attributes (../shared/reference/tacker-behaviour.md §16 row 18).
+    /// Tacker answers `200 []` for unknown attributes.
     #[error("AttrName {0} is invalid")]
     InvalidAttrName(String),
     /// The attribute exists but is an object or map, which no value can be compared with.
@@ -46,7 +46,7 @@ pub enum Sol013Error {
     #[error("Attribute selector expression is invalid.")]
     InvalidSelector,
     /// fields / exclude_fields names an attribute the resource does not define
-    /// (Tacker: 500 or unchecked, ../shared/reference/tacker-behaviour.md §16 row 28).
+    /// (Tacker: 500 or unchecked).
     #[error("Attribute selector expression is invalid. Attribute {0} is not defined for this resource.")]
     UnknownSelectorAttr(String),
     /// A selector parameter with a value it does not take (`all_fields=false`, `fields=`).
@@ -59,8 +59,7 @@ pub enum Sol013Error {
     /// Percent-decoding produced bytes that are not UTF-8.
     #[error("Query string is not valid UTF-8 after percent-decoding.")]
     QueryEncoding,
-    /// A nextpage_opaque_marker this producer did not issue (Tacker: `200 []` on some lists,
-    /// ../shared/reference/tacker-behaviour.md §16 row 17).
+    /// A nextpage_opaque_marker this producer did not issue (Tacker: `200 []` on some lists).
     #[error("Paging marker value {0} is invalid.")]
     InvalidMarker(String),
     /// A query larger than `[query]` allows: the limit's setting key and value are named.

@@ -1,6 +1,6 @@
 //! Attribute-based filtering (SOL013 clause 5.2): `filter=(op,attr/path,value[,value...])[;...]`.
 //!
-//! Semantics solgate implements (Tacker's where it has one, see ../shared/reference/tacker-behaviour.md §12.1):
+//! Semantics solgate implements (Tacker's where it has one):
 //! - `;` joins expressions with AND.
 //! - `/` descends into objects; arrays are transparent at every level, and an expression
 //!   on an array matches when **any** element matches; `@key` stands for the keys of a map.
@@ -413,7 +413,7 @@ fn parse_number(text: &str) -> Option<TypedValue> {
 }
 
 /// Reads a date-time: RFC 3339, or an ISO 8601 date-time without offset read as UTC
-/// (Tacker's list views emit `2026-11-22T01:34:40.000000`, ../shared/reference/tacker-behaviour.md §16 row 14).
+/// (Tacker's list views emit `2026-11-22T01:34:40.000000`).
 pub fn parse_datetime(text: &str) -> Option<DateTime<Utc>> {
     if let Ok(instant) = DateTime::parse_from_rfc3339(text) {
         return Some(instant.with_timezone(&Utc));

@@ -15,7 +15,7 @@ const MAX_MARKER_LEN: usize = 2048;
 /// Where the next page starts, and the selector flags a client may lose between pages.
 ///
 /// python-tackerclient re-issues the next page from the `Link` query via `parse_qs`, which
-/// drops bare keys (../shared/reference/clients.md §6), so `?all_fields` would silently turn into the default
+/// drops bare keys, so `?all_fields` would silently turn into the default
 /// view on page 2; the marker carries those flags instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageMarker {
@@ -58,7 +58,7 @@ impl PageMarker {
 
     /// Reads a marker; anything [`PageMarker::encode`] did not produce (other encodings of
     /// the same data included) is 400 "Paging marker value X is invalid." rather than
-    /// Tacker's silent `200 []` (../shared/reference/tacker-behaviour.md §16 row 17).
+    /// Tacker's silent `200 []`.
     pub fn decode(text: &str) -> Result<Self, Sol013Error> {
         let invalid = || Sol013Error::InvalidMarker(text.to_owned());
         if text.is_empty() || text.len() > MAX_MARKER_LEN {
@@ -88,7 +88,7 @@ const PATH: &AsciiSet =
 /// path prefix; a trailing `/` is fine) and `path` the decoded resource path
 /// (`/vnflcm/v2/vnf_instances`). The query keeps every parameter of `pairs` in order, bare
 /// keys bare, with `nextpage_opaque_marker` replaced in place or appended. One link per
-/// header value: python-tackerclient reads `Link` with greedy patterns (../shared/reference/clients.md §6).
+/// header value: python-tackerclient reads `Link` with greedy patterns.
 pub fn next_link(public_base: &str, path: &str, pairs: &[QueryPair], marker: &PageMarker) -> String {
     let encoded_marker = marker.encode();
     let mut query: Vec<String> = Vec::with_capacity(pairs.len() + 1);

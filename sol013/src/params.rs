@@ -2,7 +2,7 @@
 //! parameters. Paging, selectors and [`crate::query::ListQuery`] all build on this, so it
 //! depends on none of them.
 //!
-//! python-tackerclient (../shared/reference/clients.md §7) sends bare flags (`?all_fields&exclude_default`), the
+//! python-tackerclient sends bare flags (`?all_fields&exclude_default`), the
 //! key `exclude-fields` with a hyphen, and form-encoded filters (`%28eq%2C...%29`, spaces as
 //! `+`); all of these are accepted here.
 
@@ -19,7 +19,7 @@ pub const EXCLUDE_FIELDS: &str = "exclude_fields";
 pub const ALL_FIELDS: &str = "all_fields";
 pub const EXCLUDE_DEFAULT: &str = "exclude_default";
 pub const NEXTPAGE_OPAQUE_MARKER: &str = "nextpage_opaque_marker";
-/// Tacker v1 lists: `all_records=yes` turns paging off (../shared/reference/tacker-behaviour.md §12.3).
+/// Tacker v1 lists: `all_records=yes` turns paging off.
 pub const ALL_RECORDS: &str = "all_records";
 
 /// Parameters whose repetition is an error: which occurrence should win is a guess.

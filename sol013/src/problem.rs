@@ -4,8 +4,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-/// Content type of an error body (RFC 7807). python-tackerclient decodes it like
-/// `application/json` (../shared/reference/clients.md §6).
+/// Content type of an error body (RFC 7807 clause 3; SOL013 clause 6.4).
+/// python-tackerclient decodes it like `application/json`.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 /// Members defined by RFC 7807; an extension member may not reuse them.
@@ -73,89 +73,6 @@ impl ProblemDetails {
             extensions: Map::new(),
         }
     }
-
-    /// 400: malformed request, bad query parameters, body failing its schema.
-    pub fn bad_request(detail: impl Into<String>) -> Self {
-        Self::new(400, detail)
-    }
-
-    /// 403: the consumer may not perform this request on this resource.
-    pub fn forbidden(detail: impl Into<String>) -> Self {
-        Self::new(403, detail)
-    }
-
-    /// 404: no current representation for the URI (never for an empty container).
-    pub fn not_found(detail: impl Into<String>) -> Self {
-        Self::new(404, detail)
-    }
-
-    /// 405: method not supported for the resource (the caller adds `Allow`).
-    pub fn method_not_allowed(detail: impl Into<String>) -> Self {
-        Self::new(405, detail)
-    }
-
-    /// 406: no acceptable content type, or an unsupported `Version`.
-    pub fn not_acceptable(detail: impl Into<String>) -> Self {
-        Self::new(406, detail)
-    }
-
-    /// 409: conflicts with the resource's state (e.g. another LCM operation in progress).
-    pub fn conflict(detail: impl Into<String>) -> Self {
-        Self::new(409, detail)
-    }
-
-    /// 412: a conditional request header (`If-Match`) failed.
-    pub fn precondition_failed(detail: impl Into<String>) -> Self {
-        Self::new(412, detail)
-    }
-
-    /// 415: a request body in a content type the resource does not take.
-    pub fn unsupported_media_type(detail: impl Into<String>) -> Self {
-        Self::new(415, detail)
-    }
-
-    /// 422: a well-formed body that cannot be processed (unknown or disabled package, ...).
-    pub fn unprocessable_entity(detail: impl Into<String>) -> Self {
-        Self::new(422, detail)
-    }
-
-    /// 500: a producer-side failure; the detail must not leak internals (§16 row 19).
-    pub fn internal_server_error(detail: impl Into<String>) -> Self {
-        Self::new(500, detail)
-    }
-
-    /// 503: the producer or something it relies on is unavailable.
-    pub fn service_unavailable(detail: impl Into<String>) -> Self {
-        Self::new(503, detail)
-    }
-
-    /// Sets the problem type URI.
-    pub fn with_type(mut self, r#type: impl Into<String>) -> Self {
-        self.r#type = Some(r#type.into());
-        self
-    }
-
-    /// Replaces the title (by default the reason phrase).
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Sets the occurrence URI.
-    pub fn with_instance(mut self, instance: impl Into<String>) -> Self {
-        self.instance = Some(instance.into());
-        self
-    }
-
-    /// Adds an extension member. Names of standard members are ignored (they would clash
-    /// with the member of the same name).
-    pub fn with_extension(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
-        let key = key.into();
-        if !RESERVED.contains(&key.as_str()) {
-            self.extensions.insert(key, value.into());
-        }
-        self
-    }
 }
 
 /// The reason phrase of an HTTP status code used by NFV-SOL APIs (RFC 9110 / RFC 6585
@@ -193,7 +110,7 @@ mod tests {
 
     #[test]
     fn serialises_in_rfc7807_order_and_skips_absent_members() {
-        let problem = ProblemDetails::bad_request("filter parse error");
+        let problem = ProblemDetails::new(400, "filter parse error");
         assert_eq!(
             serde_json::to_string(&problem).unwrap(),
             r#"{"title":"Bad Request","status":400,"detail":"filter parse error"}"#
@@ -203,10 +120,10 @@ mod tests {
     #[test]
     fn title_defaults_to_the_reason_phrase() {
         assert_eq!(ProblemDetails::new(404, "x").title.as_deref(), Some("Not Found"));
-        assert_eq!(ProblemDetails::conflict("x").title.as_deref(), Some("Conflict"));
-        assert_eq!(ProblemDetails::unprocessable_entity("x").title.as_deref(), Some("Unprocessable Entity"));
-        assert_eq!(ProblemDetails::internal_server_error("x").title.as_deref(), Some("Internal Server Error"));
-        assert_eq!(ProblemDetails::not_acceptable("x").status, 406);
+        assert_eq!(ProblemDetails::new(409, "x").title.as_deref(), Some("Conflict"));
+        assert_eq!(ProblemDetails::new(422, "x").title.as_deref(), Some("Unprocessable Entity"));
+        assert_eq!(ProblemDetails::new(500, "x").title.as_deref(), Some("Internal Server Error"));
+        assert_eq!(ProblemDetails::new(406, "x").status, 406);
         assert_eq!(ProblemDetails::new(599, "x").title, None);
         assert_eq!(reason_phrase(415), Some("Unsupported Media Type"));
         assert_eq!(reason_phrase(200), None);
@@ -214,12 +131,15 @@ mod tests {
 
     #[test]
     fn all_members_and_extensions_are_written() {
-        let problem = ProblemDetails::conflict("Other LCM operation of vnfInstance a is in progress.")
-            .with_type("https://solgate.example/problems/operation-in-progress")
-            .with_title("Operation in progress")
-            .with_instance("/vnflcm/v2/vnf_lcm_op_occs/123")
-            .with_extension("requestId", "req-1")
-            .with_extension("status", 200);
+        let problem = ProblemDetails {
+            r#type: Some("https://solgate.example/problems/operation-in-progress".into()),
+            title: Some("Operation in progress".into()),
+            instance: Some("/vnflcm/v2/vnf_lcm_op_occs/123".into()),
+            extensions: [("requestId".to_owned(), json!("req-1")), ("status".to_owned(), json!(200))]
+                .into_iter()
+                .collect(),
+            ..ProblemDetails::new(409, "Other LCM operation of vnfInstance a is in progress.")
+        };
         assert_eq!(
             serde_json::to_string(&problem).unwrap(),
             concat!(
@@ -233,7 +153,7 @@ mod tests {
 
     #[test]
     fn reserved_names_in_the_public_extension_map_are_not_written_twice() {
-        let mut problem = ProblemDetails::bad_request("x");
+        let mut problem = ProblemDetails::new(400, "x");
         problem.extensions.insert("status".into(), json!(500));
         problem.extensions.insert("detail".into(), json!("other"));
         let body = serde_json::to_value(&problem).unwrap();

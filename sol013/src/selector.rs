@@ -1,5 +1,5 @@
 //! Attribute selectors (SOL013 clause 5.3): `all_fields`, `fields`, `exclude_fields`,
-//! `exclude_default`, with the outcomes of ../shared/reference/tacker-behaviour.md §12.2:
+//! `exclude_default`, with Tacker's outcomes:
 //!
 //! | Request                      | Response contains                                        |
 //! |------------------------------|----------------------------------------------------------|

@@ -10,86 +10,94 @@ pub fn vnf_instance_schema() -> Value {
         "type": "object",
         "required": ["id", "vnfdId", "vnfProvider", "vnfProductName", "vnfSoftwareVersion", "vnfdVersion",
                      "instantiationState", "_links"],
-        "properties": {
-            "id": {"$ref": "#/$defs/Identifier"},
-            "vnfInstanceName": {"type": "string"},
-            "vnfInstanceDescription": {"type": "string"},
-            "vnfdId": {"$ref": "#/$defs/Identifier"},
-            "vnfProvider": {"type": "string"},
-            "vnfProductName": {"type": "string"},
-            "vnfSoftwareVersion": {"type": "string"},
-            "vnfdVersion": {"type": "string"},
-            "vnfConfigurableProperties": {"$ref": "#/$defs/KeyValuePairs"},
-            "vimConnectionInfo": {
-                "type": "object",
-                "additionalProperties": {"$ref": "#/$defs/VimConnectionInfo"}
-            },
-            "instantiationState": {"type": "string", "enum": ["NOT_INSTANTIATED", "INSTANTIATED"]},
-            "instantiatedVnfInfo": {
-                "type": "object",
-                "required": ["flavourId", "vnfState"],
-                "properties": {
-                    "flavourId": {"$ref": "#/$defs/Identifier"},
-                    "vnfState": {"type": "string", "enum": ["STARTED", "STOPPED"]},
-                    "scaleStatus": {"type": "array", "items": {"$ref": "#/$defs/ScaleInfo"}},
-                    "maxScaleLevels": {"type": "array", "items": {"$ref": "#/$defs/ScaleInfo"}},
-                    "vnfcResourceInfo": {"type": "array", "items": {"$ref": "#/$defs/VnfcResourceInfo"}},
-                    "localizationLanguage": {"type": "string"}
-                }
-            },
-            "metadata": {"$ref": "#/$defs/KeyValuePairs"},
-            "extensions": {"$ref": "#/$defs/KeyValuePairs"},
-            "_links": {
-                "type": "object",
-                "required": ["self"],
-                "properties": {
-                    "self": {"$ref": "#/$defs/Link"},
-                    "instantiate": {"$ref": "#/$defs/Link"},
-                    "terminate": {"$ref": "#/$defs/Link"}
-                }
+        "properties": vnf_instance_properties(),
+        "$defs": vnf_instance_defs()
+    })
+}
+
+fn vnf_instance_properties() -> Value {
+    json!({
+        "id": {"$ref": "#/$defs/Identifier"},
+        "vnfInstanceName": {"type": "string"},
+        "vnfInstanceDescription": {"type": "string"},
+        "vnfdId": {"$ref": "#/$defs/Identifier"},
+        "vnfProvider": {"type": "string"},
+        "vnfProductName": {"type": "string"},
+        "vnfSoftwareVersion": {"type": "string"},
+        "vnfdVersion": {"type": "string"},
+        "vnfConfigurableProperties": {"$ref": "#/$defs/KeyValuePairs"},
+        "vimConnectionInfo": {
+            "type": "object",
+            "additionalProperties": {"$ref": "#/$defs/VimConnectionInfo"}
+        },
+        "instantiationState": {"type": "string", "enum": ["NOT_INSTANTIATED", "INSTANTIATED"]},
+        "instantiatedVnfInfo": {
+            "type": "object",
+            "required": ["flavourId", "vnfState"],
+            "properties": {
+                "flavourId": {"$ref": "#/$defs/Identifier"},
+                "vnfState": {"type": "string", "enum": ["STARTED", "STOPPED"]},
+                "scaleStatus": {"type": "array", "items": {"$ref": "#/$defs/ScaleInfo"}},
+                "maxScaleLevels": {"type": "array", "items": {"$ref": "#/$defs/ScaleInfo"}},
+                "vnfcResourceInfo": {"type": "array", "items": {"$ref": "#/$defs/VnfcResourceInfo"}},
+                "localizationLanguage": {"type": "string"}
             }
         },
-        "$defs": {
-            "Identifier": {"type": "string"},
-            "KeyValuePairs": {"type": "object"},
-            "Link": {"type": "object", "required": ["href"], "properties": {"href": {"type": "string"}}},
-            "ScaleInfo": {
-                "type": "object",
-                "required": ["aspectId", "scaleLevel"],
-                "properties": {
-                    "aspectId": {"$ref": "#/$defs/Identifier"},
-                    "scaleLevel": {"type": "integer"}
-                }
-            },
-            "VimConnectionInfo": {
-                "type": "object",
-                "required": ["vimType"],
-                "properties": {
-                    "vimId": {"$ref": "#/$defs/Identifier"},
-                    "vimType": {"type": "string"},
-                    "interfaceInfo": {"$ref": "#/$defs/KeyValuePairs"},
-                    "accessInfo": {"$ref": "#/$defs/KeyValuePairs"},
-                    "extra": {"$ref": "#/$defs/KeyValuePairs"}
-                }
-            },
-            "VnfcResourceInfo": {
-                "type": "object",
-                "required": ["id", "vduId", "computeResource"],
-                "properties": {
-                    "id": {"$ref": "#/$defs/Identifier"},
-                    "vduId": {"$ref": "#/$defs/Identifier"},
-                    "computeResource": {
-                        "type": "object",
-                        "required": ["resourceId"],
-                        "properties": {
-                            "vimConnectionId": {"$ref": "#/$defs/Identifier"},
-                            "resourceId": {"$ref": "#/$defs/Identifier"},
-                            "vimLevelResourceType": {"type": "string"}
-                        }
-                    },
-                    "storageResourceIds": {"type": "array", "items": {"$ref": "#/$defs/Identifier"}},
-                    "metadata": {"$ref": "#/$defs/KeyValuePairs"}
-                }
+        "metadata": {"$ref": "#/$defs/KeyValuePairs"},
+        "extensions": {"$ref": "#/$defs/KeyValuePairs"},
+        "_links": {
+            "type": "object",
+            "required": ["self"],
+            "properties": {
+                "self": {"$ref": "#/$defs/Link"},
+                "instantiate": {"$ref": "#/$defs/Link"},
+                "terminate": {"$ref": "#/$defs/Link"}
+            }
+        }
+    })
+}
+
+fn vnf_instance_defs() -> Value {
+    json!({
+        "Identifier": {"type": "string"},
+        "KeyValuePairs": {"type": "object"},
+        "Link": {"type": "object", "required": ["href"], "properties": {"href": {"type": "string"}}},
+        "ScaleInfo": {
+            "type": "object",
+            "required": ["aspectId", "scaleLevel"],
+            "properties": {
+                "aspectId": {"$ref": "#/$defs/Identifier"},
+                "scaleLevel": {"type": "integer"}
+            }
+        },
+        "VimConnectionInfo": {
+            "type": "object",
+            "required": ["vimType"],
+            "properties": {
+                "vimId": {"$ref": "#/$defs/Identifier"},
+                "vimType": {"type": "string"},
+                "interfaceInfo": {"$ref": "#/$defs/KeyValuePairs"},
+                "accessInfo": {"$ref": "#/$defs/KeyValuePairs"},
+                "extra": {"$ref": "#/$defs/KeyValuePairs"}
+            }
+        },
+        "VnfcResourceInfo": {
+            "type": "object",
+            "required": ["id", "vduId", "computeResource"],
+            "properties": {
+                "id": {"$ref": "#/$defs/Identifier"},
+                "vduId": {"$ref": "#/$defs/Identifier"},
+                "computeResource": {
+                    "type": "object",
+                    "required": ["resourceId"],
+                    "properties": {
+                        "vimConnectionId": {"$ref": "#/$defs/Identifier"},
+                        "resourceId": {"$ref": "#/$defs/Identifier"},
+                        "vimLevelResourceType": {"type": "string"}
+                    }
+                },
+                "storageResourceIds": {"type": "array", "items": {"$ref": "#/$defs/Identifier"}},
+                "metadata": {"$ref": "#/$defs/KeyValuePairs"}
             }
         }
     })
