@@ -23,12 +23,13 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use solgate_vnfpkg::Vdu;
 
 use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_LOCAL,
     VirtualLinkResource, VirtualStorageResource, VnfcResource,
 };
-use crate::run::{check_cancelled, failed, transient};
+use crate::run::{ActionRun, Halt, check_cancelled, failed, run_action, transient, vnfd_flavour};
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", default)]
@@ -74,12 +75,11 @@ struct SimulatedRun<'c, 'a> {
 
 impl SimulatedRun<'_, '_> {
     /// Before each step: wait, honour cancellation, fail if injected.
-    async fn step(&mut self, name: &str) -> Result<(), DriverError> {
+    async fn step(&mut self, name: &str) -> Result<(), Halt> {
         if !self.delay.is_zero() {
             tokio::time::sleep(self.delay).await;
         }
-        check_cancelled(self.ctx.cancelled, &format!("step {name}"))
-            .map_err(|halt| halt.into_error(self.inventory.clone()))?;
+        check_cancelled(self.ctx.cancelled, &format!("step {name}"))?;
         if self.faults.fail_at.as_deref() == Some(name) {
             let attempts = self.faults.fail_attempts.unwrap_or(u32::MAX);
             let runs = self.faults.fail_runs.unwrap_or(u32::MAX);
@@ -89,8 +89,7 @@ impl SimulatedRun<'_, '_> {
                         "local VIM: injected failure at step {name} (attempt {}, run {})",
                         self.ctx.attempt, self.ctx.run
                     );
-                    let halt = if self.faults.transient { transient(message) } else { failed(message) };
-                    return Err(halt.into_error(self.inventory.clone()));
+                    return Err(if self.faults.transient { transient(message) } else { failed(message) });
                 }
                 self.steps_seen += 1;
             }
@@ -106,14 +105,8 @@ impl SimulatedRun<'_, '_> {
         }
     }
 
-    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), DriverError> {
-        let flavour = self
-            .ctx
-            .vnfd
-            .flavour(&plan.flavour_id)
-            .ok_or_else(|| DriverError::new(format!("flavour {} is not in the VNFD", plan.flavour_id)))?;
-
-        // Virtual links first: VNFC ports attach to them.
+    /// Creates the plan's virtual links that do not exist yet.
+    async fn create_links(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
         for vl_id in &plan.virtual_links {
             if !self.inventory.virtual_links.iter().any(|vl| &vl.vnf_virtual_link_desc_id == vl_id) {
                 self.step("create_vl").await?;
@@ -126,49 +119,79 @@ impl SimulatedRun<'_, '_> {
                 });
             }
         }
+        Ok(())
+    }
 
+    /// Creates one VNFC of `vdu` with its virtual storages.
+    async fn create_vnfc(&mut self, vdu: &Vdu, plan: &DeploymentPlan) -> Result<(), Halt> {
+        let mut storage_ids = Vec::new();
+        for storage_id in &vdu.virtual_storages {
+            self.step("create_storage").await?;
+            let id = uuid::Uuid::new_v4().to_string();
+            let storage_resource = self.handle("volume");
+            self.inventory.virtual_storages.push(VirtualStorageResource {
+                id: id.clone(),
+                virtual_storage_desc_id: storage_id.clone(),
+                storage_resource,
+            });
+            storage_ids.push(id);
+        }
+        self.step("create_vnfc").await?;
+        let compute_resource = self.handle("server");
+        let vnfc_cp_info =
+            vdu.cps.iter().map(|cp| json!({"id": uuid::Uuid::new_v4().to_string(), "cpdId": cp})).collect();
+        self.inventory.vnfc_resources.push(VnfcResource {
+            id: uuid::Uuid::new_v4().to_string(),
+            vdu_id: vdu.id.clone(),
+            compute_resource,
+            storage_resource_ids: storage_ids,
+            vnfc_cp_info,
+            // The zone the NFVO granted (external mode); the simulated VIM has no other.
+            zone_id: plan.granted.zones.get(&vdu.id).cloned(),
+            metadata: None,
+        });
+        Ok(())
+    }
+
+    /// Brings `vdu` to `count` VNFCs. Scale in removes the newest VNFCs first (SOL003
+    /// leaves the choice to the VNFM).
+    async fn scale_vdu(&mut self, vdu: &Vdu, count: u32, plan: &DeploymentPlan) -> Result<(), Halt> {
+        let have = self.inventory.vnfc_resources.iter().filter(|vnfc| vnfc.vdu_id == vdu.id).count() as u32;
+        for _ in have..count {
+            self.create_vnfc(vdu, plan).await?;
+        }
+        let mut surplus = have.saturating_sub(count);
+        while surplus > 0 {
+            let Some(index) = self.inventory.vnfc_resources.iter().rposition(|vnfc| vnfc.vdu_id == vdu.id) else {
+                break;
+            };
+            self.remove_vnfc(index).await?;
+            surplus -= 1;
+        }
+        Ok(())
+    }
+
+    async fn remove_vnfc(&mut self, index: usize) -> Result<(), Halt> {
+        self.step("delete_vnfc").await?;
+        let vnfc = self.inventory.vnfc_resources.remove(index);
+        for storage_id in &vnfc.storage_resource_ids {
+            self.step("delete_storage").await?;
+            self.inventory.virtual_storages.retain(|storage| &storage.id != storage_id);
+        }
+        Ok(())
+    }
+}
+
+impl ActionRun for SimulatedRun<'_, '_> {
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt> {
+        let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?;
+        // Virtual links first: VNFC ports attach to them.
+        self.create_links(plan).await?;
         for target in &plan.vdus {
             let vdu = flavour
                 .vdu(&target.vdu_id)
-                .ok_or_else(|| DriverError::new(format!("VDU {} is not in flavour {}", target.vdu_id, flavour.id)))?;
-            let have = self.inventory.vnfc_resources.iter().filter(|vnfc| vnfc.vdu_id == vdu.id).count() as u32;
-            for _ in have..target.count {
-                let mut storage_ids = Vec::new();
-                for storage_id in &vdu.virtual_storages {
-                    self.step("create_storage").await?;
-                    let id = uuid::Uuid::new_v4().to_string();
-                    let storage_resource = self.handle("volume");
-                    self.inventory.virtual_storages.push(VirtualStorageResource {
-                        id: id.clone(),
-                        virtual_storage_desc_id: storage_id.clone(),
-                        storage_resource,
-                    });
-                    storage_ids.push(id);
-                }
-                self.step("create_vnfc").await?;
-                let compute_resource = self.handle("server");
-                let vnfc_cp_info =
-                    vdu.cps.iter().map(|cp| json!({"id": uuid::Uuid::new_v4().to_string(), "cpdId": cp})).collect();
-                self.inventory.vnfc_resources.push(VnfcResource {
-                    id: uuid::Uuid::new_v4().to_string(),
-                    vdu_id: vdu.id.clone(),
-                    compute_resource,
-                    storage_resource_ids: storage_ids,
-                    vnfc_cp_info,
-                    // The zone the NFVO granted (external mode); the simulated VIM has no other.
-                    zone_id: plan.granted.zones.get(&vdu.id).cloned(),
-                    metadata: None,
-                });
-            }
-            // Scale in removes the newest VNFCs first (SOL003 leaves the choice to the VNFM).
-            let mut surplus = have.saturating_sub(target.count);
-            while surplus > 0 {
-                let Some(index) = self.inventory.vnfc_resources.iter().rposition(|vnfc| vnfc.vdu_id == vdu.id) else {
-                    break;
-                };
-                self.remove_vnfc(index).await?;
-                surplus -= 1;
-            }
+                .ok_or_else(|| failed(format!("VDU {} is not in flavour {}", target.vdu_id, flavour.id)))?;
+            self.scale_vdu(vdu, target.count, plan).await?;
         }
         // VDUs the plan no longer has (another flavour): remove their VNFCs.
         while let Some(index) =
@@ -189,17 +212,7 @@ impl SimulatedRun<'_, '_> {
         Ok(())
     }
 
-    async fn remove_vnfc(&mut self, index: usize) -> Result<(), DriverError> {
-        self.step("delete_vnfc").await?;
-        let vnfc = self.inventory.vnfc_resources.remove(index);
-        for storage_id in &vnfc.storage_resource_ids {
-            self.step("delete_storage").await?;
-            self.inventory.virtual_storages.retain(|storage| &storage.id != storage_id);
-        }
-        Ok(())
-    }
-
-    async fn heal(&mut self, vnfc_ids: &[String]) -> Result<(), DriverError> {
+    async fn heal(&mut self, _plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt> {
         for index in 0..self.inventory.vnfc_resources.len() {
             let selected = {
                 let vnfc = &self.inventory.vnfc_resources[index];
@@ -214,7 +227,13 @@ impl SimulatedRun<'_, '_> {
         Ok(())
     }
 
-    async fn teardown(&mut self) -> Result<(), DriverError> {
+    async fn operate(&mut self, change_state_to: &str) -> Result<(), Halt> {
+        self.step("operate").await?;
+        self.inventory.vnf_state = change_state_to.to_owned();
+        Ok(())
+    }
+
+    async fn teardown(&mut self) -> Result<(), Halt> {
         while !self.inventory.vnfc_resources.is_empty() {
             let last = self.inventory.vnfc_resources.len() - 1;
             self.remove_vnfc(last).await?;
@@ -229,6 +248,10 @@ impl SimulatedRun<'_, '_> {
         }
         self.inventory.vip_cp_info.clear();
         Ok(())
+    }
+
+    fn into_inventory(self) -> Inventory {
+        self.inventory
     }
 }
 
@@ -298,17 +321,8 @@ impl InfraDriver for LocalVim {
             let faults = FaultInjection::from_context(&ctx)?;
             let delay = faults.delay_ms.map(Duration::from_millis).unwrap_or(self.default_delay);
             let inventory = ctx.current.clone();
-            let mut run = SimulatedRun { ctx: &ctx, faults, delay, steps_seen: 0, inventory };
-            match action {
-                InfraAction::Realize { plan } => run.realize(plan).await?,
-                InfraAction::Heal { vnfc_ids, .. } => run.heal(vnfc_ids).await?,
-                InfraAction::Operate { change_state_to } => {
-                    run.step("operate").await?;
-                    run.inventory.vnf_state = change_state_to.to_owned();
-                }
-                InfraAction::Teardown => run.teardown().await?,
-            }
-            Ok(run.inventory)
+            let run = SimulatedRun { ctx: &ctx, faults, delay, steps_seen: 0, inventory };
+            run_action(run, action).await
         })
     }
 }

@@ -2,13 +2,15 @@
 //! the cancellation checks before and during its steps ([`check_cancelled`],
 //! [`CancelGuard`]), and the [`DriverError`] a halted run reports ([`Halt::into_error`]),
 //! which carries the inventory as far as the run got, so that a retry or a rollback knows
-//! what the VIM holds. [`run_action`] does that bookkeeping around the steps of the
-//! remote drivers ([`ActionRun`]).
+//! what the VIM holds. [`run_action`] does that bookkeeping around the steps of every
+//! driver ([`ActionRun`]).
 //!
 //! The state of a run (clients, `vim_state`, the inventory so far) stays in each driver:
 //! `HeatRun` (OpenStack), `KubernetesRun`, `SimulatedRun` (local VIM).
 
-use crate::infra::{DriverError, Inventory};
+use solgate_vnfpkg::{Flavour, Vnfd};
+
+use crate::infra::{DeploymentPlan, DriverError, InfraAction, Inventory};
 
 /// Why a run stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +70,6 @@ pub(crate) fn transient_status(status: u16) -> bool {
 
 impl Halt {
     /// A failure, as opposed to a cancellation.
-    #[cfg(any(feature = "openstack", feature = "kubernetes"))]
     pub(crate) fn is_failure(&self) -> bool {
         matches!(self, Halt::Failed(_) | Halt::Transient(_) | Halt::UserData(_))
     }
@@ -97,8 +98,49 @@ pub(crate) fn check_cancelled(cancelled: &(dyn Fn() -> bool + Send + Sync), befo
     if cancelled() { Err(Halt::Cancelled(format!("cancelled before {before}"))) } else { Ok(()) }
 }
 
+/// The deployment flavour `flavour_id` of the VNFD; a failure when it has none such.
+pub(crate) fn vnfd_flavour<'v>(vnfd: &'v Vnfd, flavour_id: &str) -> Result<&'v Flavour, Halt> {
+    vnfd.flavour(flavour_id).ok_or_else(|| failed(format!("flavour {flavour_id} is not in the VNFD")))
+}
+
+/// One run of an infra action: the driver's steps for each action, which stop with a
+/// [`Halt`], and what [`run_action`] needs around them.
+pub(crate) trait ActionRun {
+    async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt>;
+    async fn heal(&mut self, plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt>;
+    async fn operate(&mut self, change_state_to: &str) -> Result<(), Halt>;
+    async fn teardown(&mut self) -> Result<(), Halt>;
+    /// Writes what the driver remembers into the inventory's `vim_state` (a driver that
+    /// keeps nothing there has nothing to do).
+    fn sync_vim_state(&mut self) {}
+    /// After a failure: looks at the VIM once more, so that the partial inventory holds
+    /// what is there (a failed create may still hold servers). Best effort; a VIM whose
+    /// inventory is the run's own (the local one) has nothing to read.
+    async fn reread_after_failure(&mut self) {}
+    /// The inventory so far.
+    fn into_inventory(self) -> Inventory;
+}
+
+/// Runs `action` with the driver's steps. A halted run reports a [`DriverError`] with
+/// the inventory as far as known: `vim_state` synced, the VIM read once more after a
+/// failure (not after a cancellation, which must not wait for the VIM).
+pub(crate) async fn run_action<R: ActionRun>(mut run: R, action: InfraAction<'_>) -> Result<Inventory, DriverError> {
+    let result = match action {
+        InfraAction::Realize { plan } => run.realize(plan).await,
+        InfraAction::Heal { plan, vnfc_ids } => run.heal(plan, vnfc_ids).await,
+        InfraAction::Operate { change_state_to } => run.operate(change_state_to).await,
+        InfraAction::Teardown => run.teardown().await,
+    };
+    let Err(halt) = result else { return Ok(run.into_inventory()) };
+    run.sync_vim_state();
+    if halt.is_failure() {
+        run.reread_after_failure().await;
+    }
+    Err(halt.into_error(run.into_inventory()))
+}
+
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
-pub(crate) use remote::{ActionRun, CancelGuard, run_action, vnfd_flavour};
+pub(crate) use remote::CancelGuard;
 
 /// What only the remote drivers (OpenStack, Kubernetes) use.
 #[cfg(any(feature = "openstack", feature = "kubernetes"))]
@@ -107,52 +149,7 @@ mod remote {
     use std::future::Future;
     use std::time::Duration;
 
-    use solgate_vnfpkg::{Flavour, Vnfd};
-
-    use super::{Halt, VimFailure, check_cancelled, failed, vim_failure};
-    use crate::infra::{DeploymentPlan, DriverError, InfraAction, Inventory};
-
-    /// The deployment flavour `flavour_id` of the VNFD; a failure when it has none such.
-    pub(crate) fn vnfd_flavour<'v>(vnfd: &'v Vnfd, flavour_id: &str) -> Result<&'v Flavour, Halt> {
-        vnfd.flavour(flavour_id).ok_or_else(|| failed(format!("flavour {flavour_id} is not in the VNFD")))
-    }
-
-    /// One run of an infra action: the driver's steps for each action, which stop with a
-    /// [`Halt`], and what [`run_action`] needs around them.
-    pub(crate) trait ActionRun {
-        async fn realize(&mut self, plan: &DeploymentPlan) -> Result<(), Halt>;
-        async fn heal(&mut self, plan: &DeploymentPlan, vnfc_ids: &[String]) -> Result<(), Halt>;
-        async fn operate(&mut self, change_state_to: &str) -> Result<(), Halt>;
-        async fn teardown(&mut self) -> Result<(), Halt>;
-        /// Writes what the driver remembers into the inventory's `vim_state`.
-        fn sync_vim_state(&mut self);
-        /// After a failure: looks at the VIM once more, so that the partial inventory holds
-        /// what is there (a failed create may still hold servers). Best effort.
-        async fn reread_after_failure(&mut self);
-        /// The inventory so far.
-        fn into_inventory(self) -> Inventory;
-    }
-
-    /// Runs `action` with the driver's steps. A halted run reports a [`DriverError`] with
-    /// the inventory as far as known: `vim_state` synced, the VIM read once more after a
-    /// failure (not after a cancellation, which must not wait for the VIM).
-    pub(crate) async fn run_action<R: ActionRun>(
-        mut run: R,
-        action: InfraAction<'_>,
-    ) -> Result<Inventory, DriverError> {
-        let result = match action {
-            InfraAction::Realize { plan } => run.realize(plan).await,
-            InfraAction::Heal { plan, vnfc_ids } => run.heal(plan, vnfc_ids).await,
-            InfraAction::Operate { change_state_to } => run.operate(change_state_to).await,
-            InfraAction::Teardown => run.teardown().await,
-        };
-        let Err(halt) = result else { return Ok(run.into_inventory()) };
-        run.sync_vim_state();
-        if halt.is_failure() {
-            run.reread_after_failure().await;
-        }
-        Err(halt.into_error(run.into_inventory()))
-    }
+    use super::{Halt, VimFailure, check_cancelled, vim_failure};
 
     /// The cancellation checks of one run against a remote VIM: `cancelled` is asked before
     /// each step and every `poll` while a call or a wait is under way.

@@ -193,12 +193,151 @@ impl Inventory {
 /// `parentCpConfigId`, or its protocol data carries the `segmentationId` only a subport has
 /// (SOL003 IpOverEthernetAddressData, note 3).
 pub fn is_subport(config: &Value) -> bool {
-    config.get("parentCpConfigId").is_some_and(Value::is_string)
-        || config["cpProtocolData"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|data| data.pointer("/ipOverEthernet/segmentationId").is_some_and(Value::is_string))
+    VnfExtCpConfig::deserialize(config).is_ok_and(|config| config.is_subport())
+}
+
+/// The members of SOL003 ExtVirtualLinkData that the drivers read; others are tolerated.
+/// Values the drivers pass on to the VIM unchanged (`resourceId`, addresses) stay JSON.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ExtVirtualLinkData {
+    pub id: Value,
+    pub resource_id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    pub ext_cps: Vec<VnfExtCpData>,
+    #[serde(deserialize_with = "lenient")]
+    pub ext_link_ports: Vec<ExtLinkPortData>,
+}
+
+impl ExtVirtualLinkData {
+    /// The entries of an `extVirtualLinks` array that have the shape of ExtVirtualLinkData.
+    pub fn list(links: &Value) -> Vec<Self> {
+        links.as_array().into_iter().flatten().filter_map(|link| Self::deserialize(link).ok()).collect()
+    }
+
+    /// The VIM resource of the `extLinkPorts` entry `id`.
+    pub fn link_port_resource(&self, id: &str) -> Option<&Value> {
+        let port = self.ext_link_ports.iter().find(|port| port.id.as_deref() == Some(id))?;
+        port.resource_handle.as_ref()?.resource_id.as_ref()
+    }
+}
+
+/// SOL003 VnfExtCpData: `cpConfig` is a map in SOL003 v3, a list in v2.6.1.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VnfExtCpData {
+    #[serde(deserialize_with = "lenient")]
+    pub cpd_id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub cp_config: CpConfigs,
+}
+
+/// `cpConfig` of a VnfExtCpData in its order: keyed in SOL003 v3, a list in v2.6.1. An
+/// entry that is no VnfExtCpConfig counts as an empty one.
+#[derive(Debug, Clone, Default)]
+pub struct CpConfigs(Vec<(Option<String>, VnfExtCpConfig)>);
+
+impl<'de> Deserialize<'de> for CpConfigs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let config = |value: Value| VnfExtCpConfig::deserialize(value).unwrap_or_default();
+        Ok(CpConfigs(match Value::deserialize(deserializer)? {
+            Value::Object(map) => map.into_iter().map(|(key, value)| (Some(key), config(value))).collect(),
+            Value::Array(items) => items.into_iter().map(|value| (None, config(value))).collect(),
+            _ => Vec::new(),
+        }))
+    }
+}
+
+impl CpConfigs {
+    /// The configurations with their keys (none for a v2.6.1 list).
+    pub fn keyed(&self) -> impl Iterator<Item = (&str, &VnfExtCpConfig)> {
+        self.0.iter().filter_map(|(key, config)| Some((key.as_deref()?, config)))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &VnfExtCpConfig> {
+        self.0.iter().map(|(_, config)| config)
+    }
+}
+
+/// SOL003 VnfExtCpConfig (V3.5.1).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VnfExtCpConfig {
+    #[serde(deserialize_with = "lenient")]
+    pub parent_cp_config_id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub link_port_id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub create_ext_link_port: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    pub cp_protocol_data: Vec<CpProtocolData>,
+}
+
+impl VnfExtCpConfig {
+    /// See [`is_subport`].
+    pub fn is_subport(&self) -> bool {
+        self.parent_cp_config_id.is_some()
+            || self.cp_protocol_data.iter().any(|data| {
+                data.ip_over_ethernet
+                    .as_ref()
+                    .and_then(|eth| eth.segmentation_id.as_ref())
+                    .is_some_and(Value::is_string)
+            })
+    }
+}
+
+/// SOL003 CpProtocolData.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CpProtocolData {
+    #[serde(deserialize_with = "lenient")]
+    pub ip_over_ethernet: Option<IpOverEthernetAddressData>,
+}
+
+/// SOL003 IpOverEthernetAddressData.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct IpOverEthernetAddressData {
+    pub mac_address: Option<Value>,
+    pub segmentation_type: Option<Value>,
+    pub segmentation_id: Option<Value>,
+    #[serde(deserialize_with = "lenient")]
+    pub ip_addresses: Vec<IpAddressData>,
+}
+
+/// An `ipAddresses` entry of IpOverEthernetAddressData.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct IpAddressData {
+    #[serde(deserialize_with = "lenient")]
+    pub fixed_addresses: Vec<Value>,
+    pub subnet_id: Option<Value>,
+}
+
+/// SOL003 ExtLinkPortData.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ExtLinkPortData {
+    #[serde(deserialize_with = "lenient")]
+    pub id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub resource_handle: Option<ExtResourceHandle>,
+}
+
+/// The `resourceHandle` of an ExtLinkPortData.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ExtResourceHandle {
+    pub resource_id: Option<Value>,
+}
+
+/// A member of a request document read as `T` when it has that shape and as
+/// `T::default()` when not: a driver skips what it cannot use, as it did reading the JSON.
+fn lenient<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned + Default>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(T::deserialize(value).unwrap_or_default())
 }
 
 /// What the driver is asked to do.

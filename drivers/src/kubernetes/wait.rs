@@ -241,31 +241,7 @@ impl KubernetesClient {
                 continue;
             }
 
-            let mut buffer: Vec<u8> = Vec::new();
-            let mut events = 0usize;
-            let mut step = Step::Continue;
-            'stream: loop {
-                let chunk = response.chunk().await?;
-                let at_end = chunk.is_none();
-                if let Some(chunk) = chunk {
-                    buffer.extend_from_slice(&chunk);
-                } else if !buffer.is_empty() {
-                    buffer.push(b'\n');
-                }
-                while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
-                    let line: Vec<u8> = buffer.drain(..=end).collect();
-                    if !line.iter().all(u8::is_ascii_whitespace) {
-                        events += 1;
-                    }
-                    step = handle_line(&line, &mut objects, check, last_state)?;
-                    if !matches!(step, Step::Continue) {
-                        break 'stream;
-                    }
-                }
-                if at_end {
-                    break;
-                }
-            }
+            let (step, events) = read_events(&mut response, &mut objects, check, last_state).await?;
             match step {
                 Step::Done(done) => return Ok(done),
                 Step::Fallback => {
@@ -279,6 +255,43 @@ impl KubernetesClient {
                 Step::Continue if events == 0 => tokio::time::sleep(options.poll_interval).await,
                 Step::Continue => {}
             }
+        }
+    }
+}
+
+/// Applies the events of one watch answer to `objects` until `check` is done, the answer
+/// ends or is no event stream; the step it stopped at and how many events came.
+async fn read_events<T, F>(
+    response: &mut reqwest::Response,
+    objects: &mut Objects,
+    check: &mut F,
+    last_state: &mut String,
+) -> Result<(Step<T>, usize)>
+where
+    F: FnMut(&Objects) -> Result<Progress<T>>,
+{
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut events = 0usize;
+    loop {
+        let chunk = response.chunk().await?;
+        let at_end = chunk.is_none();
+        if let Some(chunk) = chunk {
+            buffer.extend_from_slice(&chunk);
+        } else if !buffer.is_empty() {
+            buffer.push(b'\n');
+        }
+        while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buffer.drain(..=end).collect();
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                events += 1;
+            }
+            let step = handle_line(&line, objects, check, last_state)?;
+            if !matches!(step, Step::Continue) {
+                return Ok((step, events));
+            }
+        }
+        if at_end {
+            return Ok((Step::Continue, events));
         }
     }
 }

@@ -5,26 +5,10 @@
 //! - Realize: the first one creates stack `vnf-<instance id>` from `BaseHOT/<flavourId>/*.yaml`
 //!   (nested templates from `BaseHOT/<flavourId>/nested/` go in `files`, keyed by file name),
 //!   after looking the name up (`GET /stacks/vnf-<instance id>`) as Tacker does; later ones
-//!   PATCH the stack. The only parameter is Tacker's `nfv` map, built from the
-//!   `get_param: [nfv, ...]` paths the top template uses: `VDU.<id>.desired_capacity` (the
-//!   plan's count), `computeFlavourId` (requested_additional_capability_name), `vcImageId`
-//!   (sw_image_data name), `CP.<cpd>.network` / `fixed_ips` (extVirtualLinks); then
+//!   PATCH the stack, with the template and the `nfv` parameter of [`super::hot`];
 //!   `additionalParams.nfv` is merged over it (JSON merge patch, kept for later operations).
 //!   Scale-in first marks the newest VNFCs' scaling-group members unhealthy so Heat removes
-//!   those (Tacker's `scale`). `extManagedVirtualLinks` replace the template's networks.
-//!   Each VipCp of the flavour (SOL001 V3.5.1) becomes an `OS::Neutron::Port` named after it
-//!   on its virtual link's network, and every port of its target VduCps allows that port's
-//!   address (`allowed_address_pairs`); a target port in a nested template gets the address
-//!   through a `<VipCp>_address` parameter, passed by each use of the template.
-//!   An external CP whose `cpConfig` has subport entries (SOL003 V3.5.1: `parentCpConfigId`,
-//!   or a `segmentationId` with `segmentationType` VLAN, the default) gets an
-//!   `OS::Neutron::Trunk` `<cpd>_trunk` with its own port (a top-level resource named after
-//!   the CPD) as parent and one `vlan` subport per entry: the pre-created port of the entry's
-//!   `linkPortId` (the `extLinkPorts` entry's resource), else a new port `<cpd>_<cpConfigId>`
-//!   on the entry's external network; servers then take the parent port from the trunk
-//!   (`get_attr: [<cpd>_trunk, port_id]`, as Heat advises for Open vSwitch). Heat's trunk
-//!   takes only `vlan` subports, so `INHERIT` is refused; so is a subport without a port
-//!   (`createExtLinkPort` false and no `linkPortId`).
+//!   those (Tacker's `scale`).
 //! - Heal: marks the VNFCs' servers unhealthy and updates the stack (Tacker's heal without
 //!   `all`); the replacement server keeps the VNFC id (same nested stack and resource name).
 //!   The stack is first waited for while an update runs on it; each server resource is
@@ -33,14 +17,9 @@
 //! - Operate: Nova `os-stop` / `os-start` on every VNFC server (Heat has no power state).
 //! - Teardown: delete the stack, wait until Heat answers 404.
 //!
-//! After each stack operation the resources are listed (`nested_depth=2`) and mapped:
-//! `OS::Nova::Server` → VnfcResourceInfo, `OS::Cinder::Volume` → VirtualStorageResourceInfo,
-//! `OS::Neutron::Net` → VnfVirtualLinkResourceInfo, `OS::Neutron::Port` of a VduCp → the
-//! VNFC's vnfcCpInfo and the link port of its internal VL, the port of a VipCp → its
-//! VipCpInfo (the address read from the port resource's `fixed_ips` attribute) and a link
-//! port of its VL. Only resources named as VNFD nodes of the flavour count (Tacker's
-//! `_get_checked_reses`). `vim_state` holds the stack
-//! name and id, the flavour and template digest last sent, and the `nfv` parameter.
+//! After each stack operation the resources are listed and mapped ([`super::inventory`]).
+//! `vim_state` holds the stack name and id, the flavour and template digest last sent, and
+//! the `nfv` parameter.
 //!
 //! Re-runs. After a conductor crash another conductor runs the same action again from the
 //! pre-operation inventory, which does not know what the crashed run made; every action
@@ -77,37 +56,29 @@
 //! expected), bad credentials (401 after a fresh token), an untrusted certificate, a stack
 //! that Heat put into `CREATE_FAILED`/`UPDATE_FAILED`, and a wait that ran out of time.
 
-use solgate_sol013::merge_patch;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::path::Path;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
-use solgate_vnfpkg::{CpKind, Flavour, Vnfd};
+use solgate_sol013::merge_patch;
 use tokio::time::Instant;
 
+use super::hot::{self, BaseHot, PORT};
+use super::inventory::{VipCpInfo, VnfcMetadata, map_resources, trunk_ports, vip_cp_info};
+use super::state::{StackState, nfv_parameter};
 use super::user_data::{self, StackFields};
 use super::{
-    CreateStackRequest, HeatClient, NovaClient, OpenStackError, Stack, StackResource, UpdateStackRequest,
-    VimCredentials, WaitOptions, parse_hot,
+    CreateStackRequest, HeatClient, NovaClient, OpenStackError, Stack, UpdateStackRequest, VimCredentials, WaitOptions,
 };
 use crate::infra::{
-    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, ResourceHandle, VIM_TYPE_OPENSTACK,
-    VirtualLinkResource, VirtualStorageResource, VnfcResource,
+    DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VIM_TYPE_OPENSTACK, VnfcResource,
 };
 use crate::run::{ActionRun, CancelGuard, Halt, failed, run_action, vim_failure, vnfd_flavour};
 use crate::script;
-
-const SERVER: &str = "OS::Nova::Server";
-const VOLUME: &str = "OS::Cinder::Volume";
-const NETWORK: &str = "OS::Neutron::Net";
-const PORT: &str = "OS::Neutron::Port";
-const TRUNK: &str = "OS::Neutron::Trunk";
-const SCALING_GROUP: &str = "OS::Heat::AutoScalingGroup";
 
 /// Heat-backed infra driver for `ETSINFV.OPENSTACK_KEYSTONE.V_3` VIMs.
 #[derive(Debug, Clone)]
@@ -129,823 +100,6 @@ impl Default for OpenStackDriver {
     fn default() -> Self {
         crate::DriverSettings::default().openstack(&crate::VimTrust::default())
     }
-}
-
-/// What the driver remembers in `Inventory::vim_state`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct StackState {
-    stack_name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stack_id: Option<String>,
-    /// Flavour and BaseHOT digest of the template the stack was last given: a change
-    /// (change_flavour, change_vnfpkg) sends the template again.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    flavour_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    template_digest: Option<String>,
-    /// `additionalParams.nfv` of the requests so far, merged over the computed `nfv`.
-    #[serde(skip_serializing_if = "Value::is_null")]
-    nfv_overrides: Value,
-    /// The `nfv` parameter last sent (Tacker keeps it in instantiatedVnfInfo.metadata).
-    #[serde(skip_serializing_if = "Value::is_null")]
-    nfv: Value,
-    /// The stack's template came from LCM operation user data: an operation without user
-    /// data keeps it and changes only the VDUs' `desired_capacity` (Tacker's default user
-    /// data for a stack it did not make).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    user_data: bool,
-}
-
-impl StackState {
-    fn of(current: &Inventory, instance_id: &str) -> Self {
-        let mut state: StackState = serde_json::from_value(current.vim_state.clone()).unwrap_or_default();
-        if state.stack_name.is_empty() {
-            // Tacker's heat_utils.get_stack_name.
-            state.stack_name = format!("vnf-{instance_id}");
-        }
-        state
-    }
-
-    /// `name/id` when the id is known (no redirect), else the name.
-    fn identifier(&self) -> String {
-        match &self.stack_id {
-            Some(id) => format!("{}/{id}", self.stack_name),
-            None => self.stack_name.clone(),
-        }
-    }
-}
-
-/// The flavour's BaseHOT as Heat takes it.
-struct BaseHot {
-    template: Value,
-    files: BTreeMap<String, String>,
-    digest: String,
-}
-
-impl BaseHot {
-    /// `BaseHOT/<flavourId>/`: the first `*.yaml`/`*.yml` (by name) is the top template,
-    /// `nested/*.yaml` are the files it refers to by file name (Tacker's vnfd_utils.get_base_hot).
-    fn load(package_dir: Option<&Path>, flavour_id: &str) -> Result<Self, Halt> {
-        let missing = || failed(format!("the VNF package has no BaseHOT/{flavour_id}/ template for the OpenStack VIM"));
-        let dir = package_dir.ok_or_else(missing)?.join("BaseHOT").join(flavour_id);
-        let top = yaml_files(&dir).into_iter().next().ok_or_else(missing)?;
-        let text = read_text(&dir.join(&top))?;
-        let template = parse_hot(&text).map_err(|error| failed(format!("BaseHOT/{flavour_id}/{top}: {error}")))?;
-        let mut digest = Sha256::new();
-        digest.update(text.as_bytes());
-        let mut files = BTreeMap::new();
-        let nested = dir.join("nested");
-        for name in yaml_files(&nested) {
-            let content = read_text(&nested.join(&name))?;
-            digest.update(name.as_bytes());
-            digest.update(content.as_bytes());
-            files.insert(name, content);
-        }
-        Ok(Self { template, files, digest: hex::encode(digest.finalize()) })
-    }
-}
-
-fn yaml_files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|entry| entry.path().is_file())
-                .filter_map(|entry| entry.file_name().into_string().ok())
-                .filter(|name| name.ends_with(".yaml") || name.ends_with(".yml"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
-
-fn read_text(path: &Path) -> Result<String, Halt> {
-    std::fs::read_to_string(path).map_err(|error| failed(format!("reading {}: {error}", path.display())))
-}
-
-/// The `nfv` skeleton of a HOT: every `get_param: [nfv, a, b, ..., leaf]` of the top
-/// template's resource properties becomes `{a: {b: {... leaf: null}}}` (Tacker's
-/// common_script_utils.init_nfv_dict).
-fn nfv_skeleton(template: &Value) -> Value {
-    fn collect<'v>(value: &'v Value, out: &mut Vec<&'v [Value]>) {
-        match value {
-            Value::Object(map) => {
-                for (key, item) in map {
-                    match (key.as_str(), item) {
-                        ("get_param", Value::Array(path)) => out.push(path),
-                        _ => collect(item, out),
-                    }
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|item| collect(item, out)),
-            _ => {}
-        }
-    }
-    let mut paths = Vec::new();
-    if let Some(resources) = template.get("resources").and_then(Value::as_object) {
-        for resource in resources.values() {
-            collect(resource.get("properties").unwrap_or(&Value::Null), &mut paths);
-        }
-    }
-    let key = |item: &Value| match item {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    fn insert(node: &mut Map<String, Value>, keys: &[String]) {
-        match keys {
-            [] => {}
-            [leaf] => {
-                node.entry(leaf.clone()).or_insert(Value::Null);
-            }
-            [first, rest @ ..] => {
-                let child = node.entry(first.clone()).or_insert_with(|| Value::Object(Map::new()));
-                if child.is_null() {
-                    *child = Value::Object(Map::new());
-                }
-                if let Value::Object(child) = child {
-                    insert(child, rest);
-                }
-            }
-        }
-    }
-    let mut nfv = Map::new();
-    for path in paths {
-        if path.len() < 4 || path[0] != "nfv" {
-            continue;
-        }
-        let keys: Vec<String> = path[1..].iter().map(key).collect();
-        insert(&mut nfv, &keys);
-    }
-    Value::Object(nfv)
-}
-
-/// `cpConfig` values (a map in SOL003 v3, a list in v2.6.1), but for trunk subports: those
-/// are ports of their own, not addresses of the CP's port.
-fn cp_configs(ext_cp: &Value) -> Vec<&Value> {
-    let configs: Vec<&Value> = match ext_cp.get("cpConfig") {
-        Some(Value::Object(map)) => map.values().collect(),
-        Some(Value::Array(items)) => items.iter().collect(),
-        _ => Vec::new(),
-    };
-    configs.into_iter().filter(|config| !crate::infra::is_subport(config)).collect()
-}
-
-/// The `extVirtualLinks` entry and `extCps` entry of an external CPD (the one that
-/// configures the CP's own port, not only subports).
-fn ext_cp<'p>(plan: &'p DeploymentPlan, cpd_id: &str) -> Option<(&'p Value, &'p Value)> {
-    plan.ext_virtual_links.as_array()?.iter().find_map(|vl| {
-        let cp = vl.get("extCps")?.as_array()?.iter().find(|cp| {
-            let all_subports = cp["cpConfig"]
-                .as_object()
-                .is_some_and(|map| !map.is_empty() && map.values().all(crate::infra::is_subport));
-            cp["cpdId"] == cpd_id && !all_subports
-        })?;
-        Some((vl, cp))
-    })
-}
-
-/// The VIM resource of the first `linkPortId` the CP's own configuration names (an
-/// `extLinkPorts` entry of its external virtual link).
-fn link_port_resource(link: &Value, ext_cp: &Value) -> Option<Value> {
-    let id = cp_configs(ext_cp).into_iter().find_map(|config| config["linkPortId"].as_str())?;
-    link["extLinkPorts"]
-        .as_array()?
-        .iter()
-        .find(|port| port["id"] == id)?
-        .pointer("/resourceHandle/resourceId")
-        .cloned()
-}
-
-/// `fixed_ips` of a CP: one entry per requested address (first fixed address and subnet),
-/// as Tacker's `_get_fixed_ips_from_extcp` reads `cpProtocolData`.
-fn fixed_ips(ext_cp: &Value) -> Vec<Value> {
-    cp_configs(ext_cp).into_iter().flat_map(addresses_of).collect()
-}
-
-/// The `fixed_ips` entries of one `VnfExtCpConfig`.
-fn addresses_of(config: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    for protocol in config.get("cpProtocolData").and_then(Value::as_array).into_iter().flatten() {
-        let addresses = protocol.pointer("/ipOverEthernet/ipAddresses").and_then(Value::as_array);
-        for address in addresses.into_iter().flatten() {
-            let mut entry = Map::new();
-            if let Some(ip) = address.pointer("/fixedAddresses/0") {
-                entry.insert("ip_address".into(), ip.clone());
-            }
-            if let Some(subnet) = address.get("subnetId") {
-                entry.insert("subnet".into(), subnet.clone());
-            }
-            if !entry.is_empty() {
-                out.push(Value::Object(entry));
-            }
-        }
-    }
-    out
-}
-
-/// The Grant's `vimSoftwareImageId` for a VDU or storage node: keyed by the node (as Tacker's
-/// samples name images) or by the software image it uses.
-fn granted_image(plan: &DeploymentPlan, flavour: &Flavour, node: &str) -> Option<String> {
-    let images = &plan.granted.images;
-    if let Some(image) = images.get(node) {
-        return Some(image.clone());
-    }
-    let image_id = flavour
-        .vdu(node)
-        .and_then(|vdu| vdu.sw_image.clone())
-        .or_else(|| flavour.virtual_storages.iter().find(|s| s.id == node).and_then(|s| s.sw_image.clone()))?;
-    images.get(&image_id).cloned()
-}
-
-/// Fills the `nfv` skeleton from the VNFD and the plan (userdata_default.instantiate).
-fn build_nfv(template: &Value, vnfd: &Vnfd, flavour: &Flavour, plan: &DeploymentPlan) -> Value {
-    let mut nfv = nfv_skeleton(template);
-    let image_name = |node: &str| {
-        let image_id = flavour
-            .vdu(node)
-            .and_then(|vdu| vdu.sw_image.clone())
-            .or_else(|| flavour.virtual_storages.iter().find(|s| s.id == node).and_then(|s| s.sw_image.clone()))?;
-        vnfd.software_image(&image_id).map(|image| image.name.clone())
-    };
-    if let Some(vdus) = nfv.get_mut("VDU").and_then(Value::as_object_mut) {
-        for (node, values) in vdus.iter_mut() {
-            let Some(values) = values.as_object_mut() else { continue };
-            for (key, value) in values.iter_mut() {
-                match key.as_str() {
-                    // A VDU the plan leaves out (another flavour's) has no instance.
-                    "desired_capacity" => {
-                        let count = plan.vdus.iter().find(|t| &t.vdu_id == node).map_or(0, |t| t.count);
-                        *value = json!(count);
-                    }
-                    // The NFVO's vimAssets win over the VNFD (Tacker's get_param_flavor/_image).
-                    "computeFlavourId" => {
-                        *value = plan
-                            .granted
-                            .flavours
-                            .get(node)
-                            .cloned()
-                            .or_else(|| {
-                                flavour
-                                    .vdu(node)
-                                    .and_then(|vdu| vdu.virtual_compute.as_ref())
-                                    .and_then(|compute| compute.requested_additional_capability_name.clone())
-                            })
-                            .map_or(Value::Null, Value::String);
-                    }
-                    "vcImageId" => {
-                        *value = granted_image(plan, flavour, node)
-                            .or_else(|| image_name(node))
-                            .map_or(Value::Null, Value::String);
-                    }
-                    // The zone the Grant placed the VDU's VNFCs in (Tacker's get_param_zone).
-                    "locationConstraints" => {
-                        *value = plan.granted.zones.get(node).cloned().map_or(Value::Null, Value::String);
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    if let Some(cps) = nfv.get_mut("CP").and_then(Value::as_object_mut) {
-        for (cpd_id, values) in cps.iter_mut() {
-            let Some(values) = values.as_object_mut() else { continue };
-            let found = ext_cp(plan, cpd_id);
-            if let Some(network) = values.get_mut("network") {
-                *network = found.and_then(|(vl, _)| vl.get("resourceId").cloned()).unwrap_or(Value::Null);
-            }
-            if let Some(ips) = values.get_mut("fixed_ips") {
-                *ips = Value::Array(found.map(|(_, cp)| fixed_ips(cp)).unwrap_or_default());
-            }
-            // A pre-created link port (`linkPortId`): the CP uses it instead of a port of its
-            // own (SOL003 VnfExtCpConfig note 3; Tacker's `nfv.CP.<cpd>.port`).
-            if let Some(port) = values.get_mut("port") {
-                *port = found.and_then(|(vl, cp)| link_port_resource(vl, cp)).unwrap_or(Value::Null);
-            }
-        }
-    }
-    nfv
-}
-
-/// `extManagedVirtualLinks`: the NFVO's network replaces the template's own — its
-/// `OS::Neutron::Net` and subnets go, `{get_resource: <VL>}` becomes the network id
-/// (Tacker's common_script_utils.apply_ext_managed_vls).
-fn apply_ext_managed_vls(template: &mut Value, links: &Value) {
-    fn replace(value: &mut Value, reference: &Value, network: &Value) {
-        if value == reference {
-            *value = network.clone();
-            return;
-        }
-        match value {
-            Value::Object(map) => map.values_mut().for_each(|item| replace(item, reference, network)),
-            Value::Array(items) => items.iter_mut().for_each(|item| replace(item, reference, network)),
-            _ => {}
-        }
-    }
-    for link in links.as_array().into_iter().flatten() {
-        let (Some(vl), Some(network)) = (link["vnfVirtualLinkDescId"].as_str(), link.get("resourceId")) else {
-            continue;
-        };
-        let reference = json!({"get_resource": vl});
-        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else { return };
-        resources.retain(|name, resource| {
-            let subnet_of_vl = resource["type"] == "OS::Neutron::Subnet"
-                && resource.pointer("/properties/network/get_resource").and_then(Value::as_str) == Some(vl);
-            name != vl && !subnet_of_vl
-        });
-        resources.values_mut().for_each(|resource| replace(resource, &reference, network));
-    }
-}
-
-/// VipCps (see the module documentation): their ports, and the address pairs that let the
-/// target VduCps' ports answer on the VIP. Files it changes are sent as JSON text (Heat
-/// takes a JSON template as it takes YAML).
-fn apply_vip_cps(template: &mut Value, files: &mut BTreeMap<String, String>, flavour: &Flavour) -> Result<(), Halt> {
-    fn allow(port: &mut Value, address: &Value) {
-        let pairs = &mut port["properties"]["allowed_address_pairs"];
-        if !pairs.is_array() {
-            *pairs = json!([]);
-        }
-        if let Some(pairs) = pairs.as_array_mut() {
-            pairs.push(json!({"ip_address": address.clone()}));
-        }
-    }
-    for vip in &flavour.vip_cps {
-        let address = json!({"get_attr": [vip.id, "fixed_ips", 0, "ip_address"]});
-        let parameter = format!("{}_address", vip.id);
-        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else {
-            return Err(failed("the BaseHOT top template has no resources"));
-        };
-        resources.insert(
-            vip.id.clone(),
-            json!({"type": PORT, "properties": {"network": {"get_resource": vip.virtual_link}}}),
-        );
-        for target in &vip.targets {
-            if let Some(port) = resources.get_mut(target).filter(|res| res["type"] == PORT) {
-                allow(port, &address);
-                continue;
-            }
-            for (name, text) in files.iter_mut() {
-                let mut nested = parse_hot(text).map_err(|error| failed(format!("BaseHOT nested {name}: {error}")))?;
-                let Some(port) = nested.pointer_mut(&format!("/resources/{target}")).filter(|res| res["type"] == PORT)
-                else {
-                    continue;
-                };
-                allow(port, &json!({"get_param": parameter}));
-                nested["parameters"][&parameter] = json!({"type": "string"});
-                *text = serde_json::to_string_pretty(&nested).unwrap_or_default();
-                // Each use of the nested template, directly or as a scaling group's member.
-                for resource in resources.values_mut() {
-                    let user = if resource["type"] == name.as_str() {
-                        Some(resource)
-                    } else {
-                        resource.pointer_mut("/properties/resource").filter(|member| member["type"] == name.as_str())
-                    };
-                    if let Some(user) = user {
-                        user["properties"][&parameter] = address.clone();
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Subports of external CPs: see the module documentation.
-fn apply_trunks(template: &mut Value, flavour: &Flavour, plan: &DeploymentPlan) -> Result<(), Halt> {
-    fn replace(value: &mut Value, reference: &Value, by: &Value) {
-        if value == reference {
-            *value = by.clone();
-            return;
-        }
-        match value {
-            Value::Object(map) => map.values_mut().for_each(|item| replace(item, reference, by)),
-            Value::Array(items) => items.iter_mut().for_each(|item| replace(item, reference, by)),
-            _ => {}
-        }
-    }
-    for cp in flavour.cps.iter().filter(|cp| cp.external && cp.kind == CpKind::VduCp) {
-        let mut keys = Vec::new();
-        let mut subports = Vec::new();
-        for link in plan.ext_virtual_links.as_array().into_iter().flatten() {
-            for ext_cp in link["extCps"].as_array().into_iter().flatten().filter(|ext_cp| ext_cp["cpdId"] == cp.id) {
-                for (key, config) in ext_cp["cpConfig"].as_object().into_iter().flatten() {
-                    keys.push(key.clone());
-                    if crate::infra::is_subport(config) {
-                        subports.push((key, config, link));
-                    }
-                }
-            }
-        }
-        if subports.is_empty() {
-            continue;
-        }
-        let Some(resources) = template.get_mut("resources").and_then(Value::as_object_mut) else {
-            return Err(failed("the BaseHOT top template has no resources"));
-        };
-        if !resources.get(&cp.id).is_some_and(|res| res["type"] == PORT) {
-            return Err(failed(format!(
-                "external CP {} has trunk subports, but the BaseHOT top template has no port {} to be their parent",
-                cp.id, cp.id
-            )));
-        }
-        let mut sub_ports = Vec::new();
-        for (key, config, link) in subports {
-            if let Some(parent) = config["parentCpConfigId"].as_str()
-                && !keys.iter().any(|k| k == parent)
-            {
-                return Err(failed(format!(
-                    "cpConfig {key} of external CP {}: parentCpConfigId {parent} names no cpConfig of that CP",
-                    cp.id
-                )));
-            }
-            let ethernet = config["cpProtocolData"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|data| &data["ipOverEthernet"])
-                .find(|ethernet| ethernet.get("segmentationId").is_some());
-            let ethernet = ethernet.unwrap_or(&Value::Null);
-            if ethernet["segmentationType"].as_str().is_some_and(|kind| kind != "VLAN") {
-                return Err(failed(format!(
-                    "cpConfig {key} of external CP {}: segmentationType {} is not possible with Heat's \
-                     OS::Neutron::Trunk, which takes only vlan subports",
-                    cp.id, ethernet["segmentationType"]
-                )));
-            }
-            let segmentation_id = ethernet["segmentationId"]
-                .as_str()
-                .and_then(|id| id.parse::<u16>().ok())
-                .filter(|id| (1..=4094).contains(id))
-                .ok_or_else(|| {
-                    failed(format!(
-                        "cpConfig {key} of external CP {}: a VLAN subport needs a segmentationId 1-4094",
-                        cp.id
-                    ))
-                })?;
-            let port = match config["linkPortId"].as_str() {
-                Some(link_port) => link["extLinkPorts"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .find(|port| port["id"] == link_port)
-                    .and_then(|port| port.pointer("/resourceHandle/resourceId"))
-                    .cloned()
-                    .ok_or_else(|| {
-                        failed(format!(
-                            "cpConfig {key} of external CP {}: linkPortId {link_port} is not in the extLinkPorts of \
-                             external virtual link {}",
-                            cp.id, link["id"]
-                        ))
-                    })?,
-                None if config["createExtLinkPort"] == false => {
-                    return Err(failed(format!(
-                        "cpConfig {key} of external CP {}: a subport needs a port, but createExtLinkPort is false \
-                         and no linkPortId is given",
-                        cp.id
-                    )));
-                }
-                None => {
-                    let name = format!("{}_{key}", cp.id);
-                    let mut properties = json!({"network": link["resourceId"]});
-                    let ips = addresses_of(config);
-                    if !ips.is_empty() {
-                        properties["fixed_ips"] = json!(ips);
-                    }
-                    if let Some(mac) = ethernet.get("macAddress") {
-                        properties["mac_address"] = mac.clone();
-                    }
-                    resources.insert(name.clone(), json!({"type": PORT, "properties": properties}));
-                    json!({"get_resource": name})
-                }
-            };
-            sub_ports.push(json!({"port": port, "segmentation_type": "vlan", "segmentation_id": segmentation_id}));
-        }
-        let trunk = format!("{}_trunk", cp.id);
-        let reference = json!({"get_resource": cp.id});
-        let from_trunk = json!({"get_attr": [trunk, "port_id"]});
-        for server in resources.values_mut().filter(|res| res["type"] == SERVER) {
-            replace(&mut server["properties"]["networks"], &reference, &from_trunk);
-        }
-        resources.insert(
-            trunk,
-            json!({"type": TRUNK, "properties": {"port": {"get_resource": cp.id}, "sub_ports": sub_ports}}),
-        );
-    }
-    Ok(())
-}
-
-/// The VDU a server belongs to: its resource name, else its parent's name (with a
-/// userdata_standard `-<index>` suffix removed).
-fn vdu_of(resource: &StackResource, flavour: &Flavour) -> Option<String> {
-    if flavour.vdu(&resource.resource_name).is_some() {
-        return Some(resource.resource_name.clone());
-    }
-    let parent = resource.parent_resource.as_deref()?;
-    [Some(parent), parent.rsplit_once('-').map(|(base, _)| base)]
-        .into_iter()
-        .flatten()
-        .find(|name| flavour.vdu(name).is_some())
-        .map(str::to_owned)
-}
-
-fn meta_str<'v>(vnfc: &'v VnfcResource, key: &str) -> Option<&'v str> {
-    vnfc.metadata.as_ref()?.get(key)?.as_str()
-}
-
-/// The stack's `nfv` parameter: Heat shows a `json` parameter as its JSON text.
-fn nfv_parameter(stack: &Stack) -> Option<Value> {
-    match stack.parameters.get("nfv")? {
-        Value::String(text) => serde_json::from_str(text).ok(),
-        other => Some(other.clone()),
-    }
-}
-
-/// Maps a stack's resources to an inventory, keeping the ids `previous` gave them.
-///
-/// A server keeps its VNFC id when its physical id is known, or when it took the place of
-/// a server that is gone (same nested stack and resource name: a heal, or any update that
-/// replaced the server). Other servers are new VNFCs, appended oldest first.
-fn map_resources(
-    resources: &[StackResource],
-    flavour: &Flavour,
-    previous: &Inventory,
-    vim_connection_id: Option<&str>,
-) -> Inventory {
-    let handle = |res: &StackResource| ResourceHandle {
-        vim_connection_id: vim_connection_id.map(str::to_owned),
-        resource_id: res.physical_resource_id.clone(),
-        vim_level_resource_type: Some(res.resource_type.clone()),
-    };
-    let live = |res: &&StackResource| !res.physical_resource_id.is_empty();
-    let by_name = |name: &str| resources.iter().find(|res| res.resource_name == name);
-
-    // Virtual storages.
-    let mut storages = Vec::new();
-    let mut storage_stacks = Vec::new();
-    for res in resources.iter().filter(live).filter(|res| res.resource_type == VOLUME) {
-        if !flavour.virtual_storages.iter().any(|s| s.id == res.resource_name) {
-            continue;
-        }
-        let id = previous
-            .virtual_storages
-            .iter()
-            .find(|s| s.storage_resource.resource_id == res.physical_resource_id)
-            .map_or_else(|| uuid::Uuid::new_v4().to_string(), |s| s.id.clone());
-        storage_stacks.push(res.stack_identifier());
-        storages.push(VirtualStorageResource {
-            id,
-            virtual_storage_desc_id: res.resource_name.clone(),
-            storage_resource: handle(res),
-        });
-    }
-
-    // Servers.
-    let servers: Vec<(&StackResource, String)> = resources
-        .iter()
-        .filter(live)
-        .filter(|res| res.resource_type == SERVER)
-        .filter_map(|res| vdu_of(res, flavour).map(|vdu| (res, vdu)))
-        .collect();
-    let live_ids: BTreeSet<&str> = servers.iter().map(|(res, _)| res.physical_resource_id.as_str()).collect();
-    let mut taken = BTreeSet::new();
-    let mut mapped: Vec<(Option<usize>, VnfcResource, &StackResource)> = Vec::new();
-    for (res, vdu_id) in &servers {
-        let stack_id = res.stack_identifier();
-        let resource_name = res.resource_name.as_str();
-        let same_server =
-            previous.vnfc_resources.iter().position(|v| v.compute_resource.resource_id == res.physical_resource_id);
-        let same_slot = || {
-            previous.vnfc_resources.iter().enumerate().position(|(index, v)| {
-                !taken.contains(&index)
-                    && !live_ids.contains(v.compute_resource.resource_id.as_str())
-                    && v.vdu_id == *vdu_id
-                    && meta_str(v, "stack_id") == stack_id.as_deref()
-                    && meta_str(v, "resource_name").unwrap_or(&v.vdu_id) == resource_name
-            })
-        };
-        let index = same_server.or_else(same_slot);
-        if let Some(index) = index {
-            taken.insert(index);
-        }
-        let id = index.map_or_else(|| uuid::Uuid::new_v4().to_string(), |i| previous.vnfc_resources[i].id.clone());
-
-        let mut metadata = Map::new();
-        if let Some(created) = &res.creation_time {
-            metadata.insert("creation_time".into(), json!(created));
-        }
-        metadata.insert("stack_id".into(), json!(stack_id));
-        metadata.insert("resource_name".into(), json!(resource_name));
-        // A member of a scaling group: scale-in marks the member unhealthy (Tacker's
-        // parent_stack_id / parent_resource_name).
-        if let Some(parent) = res.parent_resource.as_deref().and_then(by_name) {
-            let grandparent = parent.parent_resource.as_deref().and_then(by_name);
-            if grandparent.is_some_and(|g| g.resource_type == SCALING_GROUP) {
-                metadata.insert("parent_stack_id".into(), json!(parent.stack_identifier()));
-                metadata.insert("parent_resource_name".into(), json!(parent.resource_name));
-            } else if let Some(index) =
-                parent.resource_name.rsplit_once('-').and_then(|(_, index)| index.parse::<u32>().ok())
-            {
-                // A VDU resource `<VDU>-<n>` of the top template (Tacker's userdata_standard).
-                metadata.insert("vdu_idx".into(), json!(index));
-            }
-        }
-
-        let vdu = flavour.vdu(vdu_id);
-        let storage_resource_ids = storages
-            .iter()
-            .zip(&storage_stacks)
-            .filter(|(storage, stack)| {
-                **stack == stack_id
-                    && vdu.is_some_and(|v| v.virtual_storages.contains(&storage.virtual_storage_desc_id))
-            })
-            .map(|(storage, _)| storage.id.clone())
-            .collect();
-        let mut cp_info = Vec::new();
-        for cpd_id in vdu.map(|v| v.cps.as_slice()).unwrap_or_default() {
-            let mut info = json!({"id": format!("{cpd_id}-{id}"), "cpdId": cpd_id});
-            // Only ports on an internal VL are VNF link ports (SOL003 VnfLinkPortInfo); an
-            // external CP's port belongs to the extVirtualLink.
-            let internal = flavour.cps.iter().any(|cp| &cp.id == cpd_id && cp.virtual_link.is_some());
-            let port = resources
-                .iter()
-                .filter(live)
-                .find(|p| p.resource_type == PORT && &p.resource_name == cpd_id && p.stack_identifier() == stack_id);
-            if let (true, Some(port)) = (internal, port) {
-                info["vnfLinkPortId"] = json!(port.physical_resource_id);
-            }
-            cp_info.push(info);
-        }
-        mapped.push((
-            index,
-            VnfcResource {
-                id,
-                vdu_id: vdu_id.clone(),
-                compute_resource: handle(res),
-                storage_resource_ids,
-                vnfc_cp_info: cp_info,
-                zone_id: None,
-                metadata: Some(Value::Object(metadata)),
-            },
-            res,
-        ));
-    }
-    // Known VNFCs in their previous order, then new ones by creation time (scale-in takes
-    // the newest, from the end).
-    mapped.sort_by(|(a, _, ra), (b, _, rb)| match (a, b) {
-        (Some(a), Some(b)) => a.cmp(b),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => {
-            (&ra.creation_time, &ra.physical_resource_id).cmp(&(&rb.creation_time, &rb.physical_resource_id))
-        }
-    });
-    let vnfcs: Vec<VnfcResource> = mapped.into_iter().map(|(_, vnfc, _)| vnfc).collect();
-
-    // Internal virtual links, with the VNFC ports attached to them.
-    let mut links = Vec::new();
-    for res in resources.iter().filter(live).filter(|res| res.resource_type == NETWORK) {
-        if !flavour.virtual_links.iter().any(|vl| vl.id == res.resource_name) {
-            continue;
-        }
-        let id = previous
-            .virtual_links
-            .iter()
-            .find(|vl| vl.network_resource.resource_id == res.physical_resource_id)
-            .or_else(|| previous.virtual_links.iter().find(|vl| vl.vnf_virtual_link_desc_id == res.resource_name))
-            .map_or_else(|| uuid::Uuid::new_v4().to_string(), |vl| vl.id.clone());
-        let mut ports = Vec::new();
-        for vnfc in &vnfcs {
-            for info in &vnfc.vnfc_cp_info {
-                let (Some(cpd_id), Some(port_id)) = (info["cpdId"].as_str(), info["vnfLinkPortId"].as_str()) else {
-                    continue;
-                };
-                let on_this_vl = flavour.cps.iter().any(|cp| {
-                    cp.id == cpd_id
-                        && cp.kind == CpKind::VduCp
-                        && cp.virtual_link.as_deref() == Some(&res.resource_name)
-                });
-                let port = resources.iter().find(|p| p.resource_type == PORT && p.physical_resource_id == port_id);
-                if let (true, Some(port)) = (on_this_vl, port) {
-                    ports.push(json!({
-                        "id": port_id,
-                        "resourceHandle": handle(port),
-                        "cpInstanceId": info["id"],
-                        "cpInstanceType": "VNFC_CP",
-                    }));
-                }
-            }
-        }
-        links.push(VirtualLinkResource {
-            id,
-            vnf_virtual_link_desc_id: res.resource_name.clone(),
-            network_resource: handle(res),
-            vnf_link_ports: ports,
-        });
-    }
-
-    Inventory {
-        vnfc_resources: vnfcs,
-        virtual_links: links,
-        virtual_storages: storages,
-        vim_state: previous.vim_state.clone(),
-        vnf_state: previous.vnf_state.clone(),
-        ..Inventory::default()
-    }
-}
-
-/// SOL003 VipCpInfo of a VipCp's port, whose addresses the port resource's `fixed_ips`
-/// attribute gives; the port becomes a link port of the VipCp's virtual link.
-fn vip_cp_info(
-    vip: &solgate_vnfpkg::VipCpd,
-    port: &StackResource,
-    fixed_ips: Option<&Value>,
-    inventory: &mut Inventory,
-    vim_connection_id: Option<&str>,
-) -> Value {
-    let cp_instance_id = format!("{}-{}", vip.id, port.physical_resource_id.chars().take(8).collect::<String>());
-    let addresses: Vec<Value> = fixed_ips
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|fixed| {
-            let ip = fixed["ip_address"].as_str()?;
-            let mut address =
-                json!({"type": if ip.contains(':') { "IPV6" } else { "IPV4" }, "addresses": [ip], "isDynamic": true});
-            if let Some(subnet) = fixed["subnet_id"].as_str() {
-                address["subnetId"] = json!(subnet);
-            }
-            Some(address)
-        })
-        .collect();
-    let associated: Vec<&Value> = inventory
-        .vnfc_resources
-        .iter()
-        .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
-        .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| vip.targets.iter().any(|target| target == cpd)))
-        .map(|cp| &cp["id"])
-        .collect();
-    let mut info = json!({
-        "cpInstanceId": cp_instance_id,
-        "cpdId": vip.id,
-        "associatedVnfcCpIds": associated,
-    });
-    if !addresses.is_empty() {
-        info["cpProtocolInfo"] =
-            json!([{"layerProtocol": "IP_OVER_ETHERNET", "ipOverEthernet": {"ipAddresses": addresses}}]);
-    }
-    if let Some(link) = inventory.virtual_links.iter_mut().find(|vl| vl.vnf_virtual_link_desc_id == vip.virtual_link) {
-        let handle = ResourceHandle {
-            vim_connection_id: vim_connection_id.map(str::to_owned),
-            resource_id: port.physical_resource_id.clone(),
-            vim_level_resource_type: Some(port.resource_type.clone()),
-        };
-        link.vnf_link_ports.push(json!({
-            "id": port.physical_resource_id,
-            "resourceHandle": handle,
-            "vipCpInstanceId": cp_instance_id,
-        }));
-        info["vnfLinkPortId"] = json!(port.physical_resource_id);
-    }
-    info
-}
-
-/// The parent port of each trunk `<cpd>_trunk` (with the trunk) and the subport ports
-/// `<cpd>_<cpConfigId>` made for it, all in the top stack.
-fn trunk_ports(resources: &[StackResource], flavour: &Flavour, vim_connection_id: Option<&str>) -> Vec<Value> {
-    let top = |res: &&StackResource| res.parent_resource.is_none() && !res.physical_resource_id.is_empty();
-    let describe = |res: &StackResource| {
-        let handle = ResourceHandle {
-            vim_connection_id: vim_connection_id.map(str::to_owned),
-            resource_id: res.physical_resource_id.clone(),
-            vim_level_resource_type: Some(res.resource_type.clone()),
-        };
-        json!({"id": res.physical_resource_id, "resourceHandle": handle})
-    };
-    let mut out = Vec::new();
-    for cp in flavour.cps.iter().filter(|cp| cp.external && cp.kind == CpKind::VduCp) {
-        let trunk_name = format!("{}_trunk", cp.id);
-        let Some(trunk) =
-            resources.iter().filter(top).find(|res| res.resource_type == TRUNK && res.resource_name == trunk_name)
-        else {
-            continue;
-        };
-        let prefix = format!("{}_", cp.id);
-        for port in resources.iter().filter(top).filter(|res| res.resource_type == PORT) {
-            let mut entry = describe(port);
-            entry["cpdId"] = json!(cp.id);
-            if port.resource_name == cp.id {
-                entry["trunkResourceId"] = json!(trunk.physical_resource_id);
-            } else if let Some(key) = port.resource_name.strip_prefix(&prefix) {
-                entry["cpConfigId"] = json!(key);
-            } else {
-                continue;
-            }
-            out.push(entry);
-        }
-    }
-    out
 }
 
 /// One run of an action against the VNF's Heat stack.
@@ -977,7 +131,7 @@ impl HeatRun<'_, '_> {
     /// The `nfv` parameter for `plan`, with the requests' `additionalParams.nfv` over it.
     fn nfv_for(&mut self, template: &Value, plan: &DeploymentPlan) -> Result<Value, Halt> {
         let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?;
-        let computed = build_nfv(template, self.ctx.vnfd, flavour, plan);
+        let computed = hot::build_nfv(template, self.ctx.vnfd, flavour, plan);
         if let Some(extra) = self.ctx.additional_params.get("nfv").filter(|v| v.is_object()) {
             // Tacker's inst_utils.json_merge_patch: RFC 7396.
             merge_patch(&mut self.state.nfv_overrides, extra);
@@ -1107,7 +261,7 @@ impl HeatRun<'_, '_> {
     /// made: the last one sent with each VDU's `desired_capacity` the BaseHOT takes from
     /// `nfv` set to the plan's count (Tacker's default user data `scale`).
     fn capacities_over_user_data(&self, template: &Value, plan: &DeploymentPlan) -> Value {
-        let skeleton = nfv_skeleton(template);
+        let skeleton = hot::nfv_skeleton(template);
         let mut capacities = Map::new();
         for (vdu, values) in skeleton["VDU"].as_object().into_iter().flatten() {
             if values.get("desired_capacity").is_some() {
@@ -1266,10 +420,11 @@ impl HeatRun<'_, '_> {
                 self.inventory.vnfc_resources.iter().filter(|v| v.vdu_id == target.vdu_id).collect();
             let surplus = vnfcs.len().saturating_sub(target.count as usize);
             for vnfc in vnfcs.iter().rev().take(surplus) {
-                if let (Some(stack), Some(member)) =
-                    (meta_str(vnfc, "parent_stack_id"), meta_str(vnfc, "parent_resource_name"))
+                let metadata = VnfcMetadata::of(vnfc);
+                if let (Some(Value::String(stack)), Some(member)) =
+                    (metadata.parent_stack_id, metadata.parent_resource_name)
                 {
-                    members.push((stack.to_owned(), member.to_owned()));
+                    members.push((stack, member));
                 }
             }
         }
@@ -1388,9 +543,9 @@ impl ActionRun for HeatRun<'_, '_> {
         let mut template = hot.template;
         let mut files = hot.files;
         let flavour = vnfd_flavour(self.ctx.vnfd, &plan.flavour_id)?;
-        apply_vip_cps(&mut template, &mut files, flavour)?;
-        apply_trunks(&mut template, flavour, plan)?;
-        apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
+        hot::apply_vip_cps(&mut template, &mut files, flavour)?;
+        hot::apply_trunks(&mut template, flavour, plan)?;
+        hot::apply_ext_managed_vls(&mut template, &plan.ext_managed_virtual_links);
         let nfv = if self.state.user_data && self.state.stack_id.is_some() {
             self.capacities_over_user_data(&template, plan)
         } else {
@@ -1439,10 +594,12 @@ impl ActionRun for HeatRun<'_, '_> {
             .iter()
             .filter(|v| vnfc_ids.is_empty() || vnfc_ids.contains(&v.id))
             .map(|v| {
-                let stack = meta_str(v, "stack_id")
+                let metadata = VnfcMetadata::of(v);
+                let stack = metadata
+                    .stack_id
                     .ok_or_else(|| failed(format!("VNFC {} has no Heat stack in its metadata", v.id)))?;
-                let resource = meta_str(v, "resource_name").unwrap_or(&v.vdu_id);
-                Ok((stack.to_owned(), resource.to_owned(), v.compute_resource.resource_id.clone()))
+                let resource = metadata.resource_name.unwrap_or_else(|| v.vdu_id.clone());
+                Ok((stack, resource, v.compute_resource.resource_id.clone()))
             })
             .collect::<Result<_, Halt>>()?;
         let mut marked = 0;
@@ -1558,7 +715,8 @@ impl ActionRun for HeatRun<'_, '_> {
             self.inventory.ext_link_ports = trunk_ports(&resources, flavour, self.vim_connection_id());
             // The VipCps whose port is still there, as last read.
             vips.retain(|vip| {
-                resources.iter().any(|res| Some(res.physical_resource_id.as_str()) == vip["vnfLinkPortId"].as_str())
+                let port = VipCpInfo::deserialize(vip).ok().and_then(|vip| vip.vnf_link_port_id);
+                resources.iter().any(|res| Some(&res.physical_resource_id) == port.as_ref())
             });
             self.inventory.vip_cp_info = vips;
         }
@@ -1601,110 +759,5 @@ impl InfraDriver for OpenStackDriver {
             };
             run_action(run, action).await
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nfv_skeleton_takes_the_nfv_paths_of_the_top_template() {
-        let hot = json!({"resources": {
-            "VDU1_scale_group": {"type": "OS::Heat::AutoScalingGroup", "properties": {
-                "desired_capacity": {"get_param": ["nfv", "VDU", "VDU1", "desired_capacity"]},
-                "resource": {"type": "VDU1.yaml", "properties": {
-                    "flavor": {"get_param": ["nfv", "VDU", "VDU1", "computeFlavourId"]},
-                    "net1": {"get_param": ["nfv", "CP", "VDU1_CP1", "network"]},
-                    "subnet": {"get_param": ["nfv", "CP", "VDU1_CP1", "fixed_ips", 0, "subnet"]}}}}},
-            "other": {"type": "OS::Heat::None", "properties": {"x": {"get_param": "plain"},
-                "y": {"get_param": ["nfv", "short"]}}}
-        }});
-        assert_eq!(
-            nfv_skeleton(&hot),
-            json!({"VDU": {"VDU1": {"desired_capacity": null, "computeFlavourId": null}},
-                "CP": {"VDU1_CP1": {"network": null, "fixed_ips": {"0": {"subnet": null}}}}})
-        );
-    }
-
-    #[test]
-    fn the_grants_zone_flavour_and_image_win_over_the_vnfd() {
-        let csar = solgate_vnfpkg::testing::CsarBuilder::sample().to_tempfile().unwrap();
-        let contents = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap();
-        let flavour = contents.vnfd.flavour("simple").unwrap();
-        let hot = json!({"resources": {"VDU1_scale_group": {"type": "OS::Heat::AutoScalingGroup", "properties": {
-            "resource": {"type": "VDU1.yaml", "properties": {
-                "flavor": {"get_param": ["nfv", "VDU", "VDU1", "computeFlavourId"]},
-                "image": {"get_param": ["nfv", "VDU", "VDU1", "vcImageId"]},
-                "zone": {"get_param": ["nfv", "VDU", "VDU1", "locationConstraints"]}}}}},
-            "VDU2": {"type": "VDU2.yaml", "properties": {
-                "flavor": {"get_param": ["nfv", "VDU", "VDU2", "computeFlavourId"]},
-                "zone": {"get_param": ["nfv", "VDU", "VDU2", "locationConstraints"]}}}}});
-        let mut plan = DeploymentPlan {
-            flavour_id: "simple".into(),
-            vdus: Vec::new(),
-            virtual_links: Vec::new(),
-            ext_virtual_links: json!([]),
-            ext_managed_virtual_links: json!([]),
-            scale_levels: BTreeMap::new(),
-            granted: crate::infra::GrantedPlacement::default(),
-        };
-        // Without a Grant: the VNFD's flavour and image name, no zone.
-        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
-        assert_eq!(
-            nfv["VDU"]["VDU1"],
-            json!({"computeFlavourId": "m1.tiny", "vcImageId": "sample-image",
-            "locationConstraints": null})
-        );
-        plan.granted.zones.insert("VDU1".into(), "az-1".into());
-        plan.granted.flavours.insert("VDU1".into(), "nfvo-flavour-small".into());
-        plan.granted.images.insert("VDU1".into(), "glance-image-id".into());
-        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
-        assert_eq!(
-            nfv["VDU"]["VDU1"],
-            json!({"computeFlavourId": "nfvo-flavour-small",
-            "vcImageId": "glance-image-id", "locationConstraints": "az-1"})
-        );
-        // A VDU the Grant says nothing about keeps the VNFD's values.
-        assert_eq!(nfv["VDU"]["VDU2"]["locationConstraints"], Value::Null);
-    }
-
-    #[test]
-    fn a_given_link_port_is_the_cps_port() {
-        let csar = solgate_vnfpkg::testing::CsarBuilder::sample().to_tempfile().unwrap();
-        let contents = solgate_vnfpkg::inspect(csar.path(), &solgate_vnfpkg::Limits::default()).unwrap();
-        let flavour = contents.vnfd.flavour("simple").unwrap();
-        let hot = json!({"resources": {"VDU1": {"type": "VDU1.yaml", "properties": {
-            "port": {"get_param": ["nfv", "CP", "VDU1_CP1", "port"]}}}}});
-        let plan = DeploymentPlan {
-            flavour_id: "simple".into(),
-            vdus: Vec::new(),
-            virtual_links: Vec::new(),
-            ext_virtual_links: json!([{"id": "ext-1", "resourceId": "net-1",
-                "extCps": [{"cpdId": "VDU1_CP1", "cpConfig": {"a": {"linkPortId": "elp-1"}}}],
-                "extLinkPorts": [{"id": "elp-1", "resourceHandle": {"resourceId": "neutron-port-1"}}]}]),
-            ext_managed_virtual_links: json!([]),
-            scale_levels: BTreeMap::new(),
-            granted: crate::infra::GrantedPlacement::default(),
-        };
-        let nfv = build_nfv(&hot, &contents.vnfd, flavour, &plan);
-        assert_eq!(nfv["CP"]["VDU1_CP1"], json!({"port": "neutron-port-1"}));
-    }
-
-    #[test]
-    fn ext_managed_vl_replaces_the_templates_network() {
-        let mut hot = json!({"resources": {
-            "internalVL1": {"type": "OS::Neutron::Net"},
-            "internalVL1_subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "internalVL1"}}},
-            "VDU2_CP1": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "internalVL1"}}}
-        }});
-        apply_ext_managed_vls(
-            &mut hot,
-            &json!([{"id": "m1", "vnfVirtualLinkDescId": "internalVL1", "resourceId": "net-9"}]),
-        );
-        assert_eq!(
-            hot,
-            json!({"resources": {"VDU2_CP1": {"type": "OS::Neutron::Port", "properties": {"network": "net-9"}}}})
-        );
     }
 }

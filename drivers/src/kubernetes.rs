@@ -8,19 +8,23 @@
 //! [`HelmDriver`] drives the same clusters for `ETSINFV.HELM.V_3` (a chart of the package).
 
 mod client;
+mod cluster;
 mod credentials;
 mod driver;
 mod error;
 mod helm;
+mod helm_cli;
 mod http;
 mod manifest;
 mod wait;
 
 pub use client::{DeleteOutcome, KubernetesClient, ObjectList};
+pub use cluster::DEF_FILES_PARAM;
 pub use credentials::{LEGACY_VIM_TYPE, VIM_TYPE, VimCredentials};
-pub use driver::{DEF_FILES_PARAM, INSTANCE_LABEL, KubernetesDriver};
+pub use driver::{INSTANCE_LABEL, KubernetesDriver};
 pub use error::KubernetesError;
-pub use helm::{CHART_PATH_PARAM, HelmDriver, HelmError, HelmSettings, PARAMETERS_PARAM, VALUE_NAMES_PARAM};
+pub use helm::{CHART_PATH_PARAM, HelmDriver, PARAMETERS_PARAM, VALUE_NAMES_PARAM};
+pub use helm_cli::{HelmError, HelmSettings};
 pub use manifest::{ResourceRef, parse_manifests};
 pub use wait::{DeploymentState, PodCondition, WaitOptions, deployment_state};
 

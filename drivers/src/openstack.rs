@@ -10,9 +10,12 @@ mod credentials;
 mod driver;
 mod error;
 mod heat;
+mod hot;
 mod http;
+mod inventory;
 mod keystone;
 mod nova;
+mod state;
 mod user_data;
 
 pub use credentials::{VIM_TYPE, VimCredentials};
