@@ -84,8 +84,10 @@ pub fn run(database: &Database, dry_run: bool) -> Result<Vec<Line>, DbError> {
                 return Ok::<_, DbError>(line);
             }
             if let Some(op) = lcm::in_flight_op(conn, LcmMajor::V1, &instance.id)? {
-                line.outcome =
-                    Outcome::SkippedInFlight { operation: op.operation().to_owned(), state: op.state().to_owned() };
+                line.outcome = Outcome::SkippedInFlight {
+                    operation: op.operation().map_or("", |operation| operation.name()).to_owned(),
+                    state: op.state().to_owned(),
+                };
                 return Ok(line);
             }
             let operations = operations_of(conn, backend, &instance.id)?;

@@ -280,7 +280,8 @@ impl StateMachine {
     ) -> Result<bool, CoreError> {
         let from = op.state().to_owned();
         let drop = Drops::of(op, change.to);
-        let status = notification_status(change.to, op.operation(), Some(&from));
+        let status =
+            notification_status(change.to, op.operation().map_or("", |operation| operation.name()), Some(&from));
         let mut next = op.clone();
         enter(&mut next, &change, &now());
         // Shared by the attempts, not copied for each: the documents may be large.
@@ -336,7 +337,8 @@ impl StateMachine {
     ) -> Result<Option<OpOccRecord>, CoreError> {
         let from = op.state();
         let drop = Drops::of(op, change.to);
-        let status = notification_status(change.to, op.operation(), Some(from));
+        let status =
+            notification_status(change.to, op.operation().map_or("", |operation| operation.name()), Some(from));
         let mut next = op.clone();
         enter(&mut next, change, &now());
         let applied = record(conn, major, &self.links, &next, from, owner, change, drop, status, instance)?;
@@ -360,7 +362,12 @@ impl StateMachine {
             return Ok(None);
         }
         let Some(plan) = crate::operation::OperationPlan::stored(&op.body, false) else { return Ok(None) };
-        let grant = plan.local_grant(&instance.body, &instance.id, &op.id, op.operation());
+        let grant = plan.local_grant(
+            &instance.body,
+            &instance.id,
+            &op.id,
+            op.operation().map_or("", |operation| operation.name()),
+        );
         // Should the transition not apply, the conductor's start sets it again with its own.
         use_local_grant(&mut op.body, &grant);
         let change = StateChange::to(PROCESSING);
@@ -378,8 +385,8 @@ impl StateMachine {
         if let Some(error) = &change.error {
             tracing::warn!(op = %op.id, state = change.to, detail = %error["detail"], "LCM operation failed");
         }
-        self.metrics.count(major, op.operation(), change.to);
-        tracing::info!(op = %op.id, operation = op.operation(), state = change.to, "LCM operation state changed");
+        self.metrics.count(major, op.operation().map_or("", |operation| operation.name()), change.to);
+        tracing::info!(op = %op.id, operation = op.operation().map_or("", |operation| operation.name()), state = change.to, "LCM operation state changed");
     }
 }
 

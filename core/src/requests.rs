@@ -209,11 +209,13 @@ pub fn plan_rollback(
     shapes: &dyn LcmShapes,
     op: &OpOccRecord,
 ) -> Result<OperationPlan, CoreError> {
-    let operation = LcmOperation::from_name(op.operation())
-        .ok_or_else(|| CoreError::Unprocessable(format!("Rollback of {} is not supported.", op.operation())))?;
+    let operation = op.operation().ok_or_else(|| {
+        let name = op.body["operation"].as_str().unwrap_or_default();
+        CoreError::Unprocessable(format!("Rollback of {name} is not supported."))
+    })?;
     let params = &op.body["operationParams"];
     if !operation.rollback_supported(params) {
-        return Err(CoreError::Unprocessable(format!("Rollback of {} is not supported.", op.operation())));
+        return Err(CoreError::Unprocessable(format!("Rollback of {} is not supported.", operation.name())));
     }
     let instance = lcm::find_instance(conn, major, op.vnf_instance_id())?
         .ok_or_else(|| instance_not_found(op.vnf_instance_id()))?;

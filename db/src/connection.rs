@@ -64,12 +64,12 @@ impl ManageConnection for PoolManager {
 
 /// Which backend a URL names; `MultiConnection::establish` would try them in order and
 /// SQLite accepts any string as a path, so we decide ourselves.
-pub fn backend_of(url: &str) -> Backend {
+fn backend_of(url: &str) -> Backend {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") { Backend::Postgres } else { Backend::Sqlite }
 }
 
 /// The SQLite path inside a `sqlite://` URL (or a bare path).
-pub fn sqlite_path(url: &str) -> &str {
+fn sqlite_path(url: &str) -> &str {
     url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url)
 }
 

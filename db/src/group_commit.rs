@@ -357,7 +357,7 @@ mod tests {
     use crate::{Database, DbError, write_transaction};
 
     fn database(pool_size: u32) -> (Database, crate::TestDir) {
-        crate::test_database(pool_size)
+        crate::sqlite_test_database(pool_size)
     }
 
     fn stored(database: &Database, id: i64) -> bool {

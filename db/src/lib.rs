@@ -26,23 +26,61 @@ pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-/// A migrated SQLite database in a directory of its own, removed when the guard drops.
+/// A migrated database for a test: on the PostgreSQL server of `SOLGATE_TEST_POSTGRES_URL`
+/// when it is set (a database of its own, as `deploy/scripts/test.sh` provides), else SQLite
+/// in a directory of its own; removed when the guard drops.
 #[cfg(test)]
 pub(crate) fn test_database(pool_size: u32) -> (Database, TestDir) {
-    let dir = TestDir(std::env::temp_dir().join(format!("solgate-db-test-{}", new_id())));
-    let url = format!("sqlite://{}", dir.0.join("test.db").display());
+    match std::env::var("SOLGATE_TEST_POSTGRES_URL") {
+        Ok(admin_url) => postgres_test_database(pool_size, admin_url),
+        Err(_) => sqlite_test_database(pool_size),
+    }
+}
+
+/// [`test_database`] on SQLite whatever the environment says.
+#[cfg(test)]
+pub(crate) fn sqlite_test_database(pool_size: u32) -> (Database, TestDir) {
+    let dir = std::env::temp_dir().join(format!("solgate-db-test-{}", new_id()));
+    let url = format!("sqlite://{}", dir.join("test.db").display());
     let database = Database::connect(&url, &DatabaseSettings { pool_size, ..Default::default() }).unwrap();
     database.migrate().unwrap();
-    (database, dir)
+    (database, TestDir { dir: Some(dir), postgres: None })
 }
 
 #[cfg(test)]
-pub(crate) struct TestDir(std::path::PathBuf);
+fn postgres_test_database(pool_size: u32, admin_url: String) -> (Database, TestDir) {
+    use diesel::{Connection, RunQueryDsl};
+    let name = format!("solgate_db_test_{}", new_id().replace('-', ""));
+    let mut admin = diesel::PgConnection::establish(&admin_url).unwrap();
+    diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut admin).unwrap();
+    let (base, _) = admin_url.rsplit_once('/').expect("SOLGATE_TEST_POSTGRES_URL ends in /database");
+    let url = format!("{base}/{name}");
+    let guard = TestDir { dir: None, postgres: Some((admin_url, name)) };
+    let database = Database::connect(&url, &DatabaseSettings { pool_size, ..Default::default() }).unwrap();
+    database.migrate().unwrap();
+    (database, guard)
+}
+
+/// What a test database leaves behind: its directory, or its PostgreSQL database (the
+/// server's admin URL and the name).
+#[cfg(test)]
+pub(crate) struct TestDir {
+    dir: Option<std::path::PathBuf>,
+    postgres: Option<(String, String)>,
+}
 
 #[cfg(test)]
 impl Drop for TestDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        use diesel::{Connection, RunQueryDsl};
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        if let Some((admin_url, name)) = &self.postgres
+            && let Ok(mut admin) = diesel::PgConnection::establish(admin_url)
+        {
+            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin);
+        }
     }
 }
 

@@ -221,7 +221,12 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
                 }
             }
         } else {
-            Some(Granted::Local(plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation())))
+            Some(Granted::Local(plan.local_grant(
+                &job.instance.body,
+                &job.instance.id,
+                &job.op.id,
+                job.op.operation().map_or("", |operation| operation.name()),
+            )))
         };
         let mut change = StateChange::to(PROCESSING);
         match grant {
@@ -331,7 +336,7 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
 /// Whether the operation asks the external NFVO for a grant (SOL003 clause 9: every
 /// operation that changes resources; OPERATE and MODIFY_INFO do not).
 fn needs_external_grant(job: &Job) -> bool {
-    job.ctx.nfvo.is_some() && !matches!(job.op.operation(), "OPERATE" | "MODIFY_INFO")
+    job.ctx.nfvo.is_some() && !matches!(job.op.operation(), Some(LcmOperation::Operate | LcmOperation::ModifyInfo))
 }
 
 /// The external NFVO's grant for the operation, applied to `plan`. The grant stored with
@@ -371,30 +376,31 @@ async fn external_grant(job: &Job, plan: &mut OperationPlan, may_ask: bool) -> R
         .open(&mut additional)
         .map_err(|error| GrantError::Unavailable(format!("additionalParams: {error}")))?;
     let pending = &job.op.body[PRIVATE_KEY]["pendingGrant"];
-    let (request, mut grant) =
-        if let (Some(location), true) = (pending["location"].as_str(), pending["request"].is_object()) {
-            // A conductor that stopped while the NFVO decided left where to wait: no second request.
-            tracing::info!(op = %job.op.id, %location, "waiting for the NFVO's grant asked for before");
-            let grant = client.await_grant(location, client.poll_interval()).await?;
-            let mut request = pending["request"].clone();
-            job.ctx
-                .secrets
-                .open(&mut request)
-                .map_err(|error| GrantError::Unavailable(format!("the pending grant request: {error}")))?;
-            (request, grant)
-        } else {
-            let request =
-                grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan, flavour, Some(&additional));
-            tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
-            let grant = match client.submit_grant(&request).await? {
-                GrantAnswer::Granted(grant) => grant,
-                GrantAnswer::Pending { location, delay } => {
-                    remember_pending_grant(job, &request, &location).await?;
-                    client.await_grant(&location, delay).await?
-                }
-            };
-            (request, grant)
+    let (request, mut grant) = if let (Some(location), true) =
+        (pending["location"].as_str(), pending["request"].is_object())
+    {
+        // A conductor that stopped while the NFVO decided left where to wait: no second request.
+        tracing::info!(op = %job.op.id, %location, "waiting for the NFVO's grant asked for before");
+        let grant = client.await_grant(location, client.poll_interval()).await?;
+        let mut request = pending["request"].clone();
+        job.ctx
+            .secrets
+            .open(&mut request)
+            .map_err(|error| GrantError::Unavailable(format!("the pending grant request: {error}")))?;
+        (request, grant)
+    } else {
+        let request =
+            grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan, flavour, Some(&additional));
+        tracing::info!(op = %job.op.id, operation = job.op.operation().map_or("", |operation| operation.name()), "asking the NFVO for a grant");
+        let grant = match client.submit_grant(&request).await? {
+            GrantAnswer::Granted(grant) => grant,
+            GrantAnswer::Pending { location, delay } => {
+                remember_pending_grant(job, &request, &location).await?;
+                client.await_grant(&location, delay).await?
+            }
         };
+        (request, grant)
+    };
     grant::check_grant(&request, &grant).map_err(GrantError::Unavailable)?;
     grant::remember_requested_vdus(&request, &mut grant);
     // The VIM credentials it carries are stored sealed, like the instance's.
@@ -451,8 +457,10 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
     if let Some(plan) = OperationPlan::stored(&job.op.body, false) {
         return Ok(plan);
     }
-    let operation = LcmOperation::from_name(job.op.operation())
-        .ok_or_else(|| Stop { status: 422, detail: format!("Operation {} is not supported.", job.op.operation()) })?;
+    let operation = job.op.operation().ok_or_else(|| Stop {
+        status: 422,
+        detail: format!("Operation {} is not supported.", job.op.body["operation"].as_str().unwrap_or_default()),
+    })?;
     let (major, instance, params) = (job.major, job.instance.clone(), job.op.body["operationParams"].clone());
     let mut vim_types = job.ctx.infra.vim_types();
     if job.ctx.nfvo.is_some() {
@@ -574,7 +582,7 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
                         rolling_back,
                         lcm_input: scripts.as_ref().map(|scripts| &scripts.input),
                     };
-                    tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
+                    tracing::info!(op = %job.op.id, operation = job.op.operation().map_or("", |operation| operation.name()), action = action.name(), vim = %vim.id, run, "running infra action");
                     match driver.execute(ctx, action).await {
                         Err(error) if error.transient && !error.cancelled && run <= settings.vim_retries => {
                             let backoff = retry_backoff(settings.vim_retry_backoff_ms, run);
@@ -644,7 +652,14 @@ async fn package_scripts(
     rolling_back: bool,
 ) -> Result<Option<Box<scripts::OperationScripts>>, String> {
     let given = &job.op.body["operationParams"]["additionalParams"];
-    if !scripts::may_take_part(plan, &job.instance, job.op.operation(), package, given, rolling_back) {
+    if !scripts::may_take_part(
+        plan,
+        &job.instance,
+        job.op.operation().map_or("", |operation| operation.name()),
+        package,
+        given,
+        rolling_back,
+    ) {
         return Ok(None);
     }
     let mut additional = if given.is_object() { given.clone() } else { json!({}) };

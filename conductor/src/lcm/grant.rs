@@ -30,7 +30,7 @@ pub fn grant_request(
     flavour: Option<&Flavour>,
     additional: Option<&Value>,
 ) -> Value {
-    let operation = op.operation();
+    let operation = op.operation().map_or("", |operation| operation.name());
     let params = &op.body["operationParams"];
     let counts = plan.local_grant(&instance.body, &instance.id, &op.id, operation);
     let info = &instance.body["instantiatedVnfInfo"];

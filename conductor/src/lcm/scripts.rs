@@ -96,7 +96,9 @@ pub(crate) async fn prepare(
     additional: &Value,
     rolling_back: bool,
 ) -> Result<Option<OperationScripts>, String> {
-    let hooks = hooks_of(plan, instance, op.operation(), package, rolling_back).unwrap_or_default();
+    let hooks =
+        hooks_of(plan, instance, op.operation().map_or("", |operation| operation.name()), package, rolling_back)
+            .unwrap_or_default();
     if hooks.0.is_none() && hooks.1.is_none() && !declares_user_data(additional) {
         return Ok(None);
     }

@@ -11,8 +11,9 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::query_source::QuerySource;
 
 /// `UPDATE table SET values WHERE predicate`, written out as Diesel's own UPDATE is but
-/// without marking itself unsafe to cache; its statement-cache key is the type `K`, one per
-/// call site (see [`cached_update!`]), so two statements never share a key.
+/// without marking itself unsafe to cache; its statement-cache key is the type `K`: one per
+/// call site and table (see [`cached_update!`]), so two statements never share a key, even
+/// where one generic call site serves the tables of several majors.
 pub struct CachedUpdate<F, P, V, K> {
     /// The table as it appears in SQL.
     table: F,
@@ -21,8 +22,12 @@ pub struct CachedUpdate<F, P, V, K> {
     key: PhantomData<K>,
 }
 
-impl<F, P, V, K> CachedUpdate<F, P, V, K> {
-    pub fn new<T: QuerySource<FromClause = F>>(table: &T, predicate: P, values: V) -> Self {
+impl<F, P, V, K, T> CachedUpdate<F, P, V, (K, T)> {
+    /// The key is `K` and the table's type.
+    pub fn new(table: &T, predicate: P, values: V) -> Self
+    where
+        T: QuerySource<FromClause = F>,
+    {
         Self { table: table.from_clause(), predicate, values, key: PhantomData }
     }
 }
@@ -123,7 +128,7 @@ impl<ST: diesel::sql_types::SqlType + diesel::expression::TypedExpressionType> d
 macro_rules! cached_update {
     ($table:expr, $predicate:expr, $values:expr $(,)?) => {{
         struct Key;
-        $crate::repo::cached::CachedUpdate::<_, _, _, Key>::new(
+        $crate::repo::cached::CachedUpdate::<_, _, _, (Key, _)>::new(
             &$table,
             $predicate,
             diesel::query_builder::AsChangeset::as_changeset($values),

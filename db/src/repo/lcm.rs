@@ -1,6 +1,13 @@
 //! The VNF LCM tables, one set per major API version (`*_v1`, `*_v2`). The columns are
 //! the same in both sets; the JSON documents differ in shape (SOL003 v2.6.1 vs v3.3.1).
-//! One implementation (`lcm_tables.rs`) is compiled for each set.
+//! One implementation of each table (`lcm/instances.rs`, `lcm/op_occs.rs`,
+//! `lcm/subscriptions.rs`) serves both sets; a major chooses its [`Family`] once.
+
+mod family;
+mod instances;
+mod op_occs;
+mod records;
+mod subscriptions;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -9,190 +16,91 @@ use serde_json::Value;
 use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
 use crate::repo::list::ListSpec;
+use crate::schema;
+use instances::InstanceStore;
+use op_occs::{GrantStore, OpOccStore};
+pub use records::{
+    IN_FLIGHT_STATES, InstanceRecord, LcmMajor, OpOccRecord, RawDocument, RawInstance, Seen, SubscriptionRecord,
+};
+use subscriptions::LccnSubscriptionStore;
 
-/// A major version of the VNF LCM API with its own tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LcmMajor {
-    V1,
-    V2,
+/// The tables of one major.
+struct Family {
+    instances: &'static dyn InstanceStore,
+    op_occs: &'static dyn OpOccStore,
+    grants: &'static dyn GrantStore,
+    subscriptions: &'static dyn LccnSubscriptionStore,
 }
 
-impl LcmMajor {
-    pub fn from_major(major: u64) -> Option<Self> {
-        match major {
-            1 => Some(LcmMajor::V1),
-            2 => Some(LcmMajor::V2),
-            _ => None,
-        }
+/// VNF LCM v1 (SOL003 v2.6.1).
+static V1: Family = Family {
+    instances: &schema::vnf_instances_v1::table,
+    op_occs: &schema::vnf_lcm_op_occs_v1::table,
+    grants: &schema::grants_v1::table,
+    subscriptions: &schema::lccn_subscriptions_v1::table,
+};
+
+/// VNF LCM v2 (SOL003 v3.3.1).
+static V2: Family = Family {
+    instances: &schema::vnf_instances_v2::table,
+    op_occs: &schema::vnf_lcm_op_occs_v2::table,
+    grants: &schema::grants_v2::table,
+    subscriptions: &schema::lccn_subscriptions_v2::table,
+};
+
+fn tables(major: LcmMajor) -> &'static Family {
+    match major {
+        LcmMajor::V1 => &V1,
+        LcmMajor::V2 => &V2,
     }
-
-    /// The major as the `major` column of `lccn_subscription_generations` holds it.
-    fn column(self) -> i32 {
-        match self {
-            LcmMajor::V1 => 1,
-            LcmMajor::V2 => 2,
-        }
-    }
-
-    pub fn number(self) -> u64 {
-        match self {
-            LcmMajor::V1 => 1,
-            LcmMajor::V2 => 2,
-        }
-    }
-}
-
-/// A VNF instance: its SOL document (without `_links`) plus the indexed columns,
-/// which are derived from the document on every write.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InstanceRecord {
-    pub id: String,
-    /// The VNF package backing `vnfdId` (for usageState).
-    pub vnf_pkg_id: String,
-    pub body: Value,
-    pub created_at: String,
-    pub updated_at: String,
-    pub row_version: i64,
-    /// The project that owns it (empty: created without authentication).
-    pub project: String,
-}
-
-impl InstanceRecord {
-    pub fn instantiation_state(&self) -> &str {
-        self.body["instantiationState"].as_str().unwrap_or("NOT_INSTANTIATED")
-    }
-}
-
-/// An LCM operation occurrence and the conductor's bookkeeping of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpOccRecord {
-    pub id: String,
-    pub body: Value,
-    /// Work the conductor has yet to take up: `start`, `retry` or `rollback`.
-    pub pending_action: Option<String>,
-    /// The conductor running it, while it runs.
-    pub owner: Option<String>,
-    pub lease_expires_at: Option<String>,
-    /// How many times the operation has been run (first run and retries).
-    pub attempt: i32,
-    pub created_at: String,
-    pub updated_at: String,
-    /// The project of its VNF instance.
-    pub project: String,
-}
-
-impl OpOccRecord {
-    pub fn state(&self) -> &str {
-        self.body["operationState"].as_str().unwrap_or_default()
-    }
-
-    pub fn vnf_instance_id(&self) -> &str {
-        self.body["vnfInstanceId"].as_str().unwrap_or_default()
-    }
-
-    pub fn operation(&self) -> &str {
-        self.body["operation"].as_str().unwrap_or_default()
-    }
-}
-
-/// A stored document as text, with a stamp that changes whenever the document does (for
-/// caching what is rendered from it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawDocument {
-    pub id: String,
-    pub stamp: String,
-    pub body: String,
-}
-
-/// A subscription to LCM notifications; `authentication` keeps the callback's credentials
-/// apart from the document, which is what responses show.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubscriptionRecord {
-    pub id: String,
-    pub callback_uri: String,
-    pub verbosity: String,
-    pub body: Value,
-    pub authentication: Option<Value>,
-    pub dedup_key: String,
-    pub created_at: String,
-    /// The project whose notifications it receives; empty: every project's (made by an
-    /// administrator, or without authentication).
-    pub project: String,
-}
-
-/// Operation states in which an operation holds its instance (SOL003: another LCM
-/// operation is refused while one is in progress or in FAILED_TEMP).
-pub const IN_FLIGHT_STATES: [&str; 4] = ["STARTING", "PROCESSING", "ROLLING_BACK", "FAILED_TEMP"];
-
-macro_rules! dispatch {
-    ($major:expr, $function:ident ( $($arg:expr),* )) => {
-        match $major {
-            LcmMajor::V1 => v1::$function($($arg),*),
-            LcmMajor::V2 => v2::$function($($arg),*),
-        }
-    };
 }
 
 pub fn insert_instance(conn: &mut AnyConnection, major: LcmMajor, record: &InstanceRecord) -> DbResult<()> {
-    dispatch!(major, insert_instance(conn, record))
+    tables(major).instances.insert(conn, record)
 }
 
 pub fn find_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<InstanceRecord>> {
-    dispatch!(major, find_instance(conn, id))
-}
-
-/// A VNF instance as a read shows it, its document unparsed: a reader that has already
-/// rendered this row version need not parse it again.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RawInstance {
-    pub id: String,
-    pub body: String,
-    pub row_version: i64,
-    pub project: String,
+    tables(major).instances.find(conn, id)
 }
 
 pub fn find_instance_raw(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<RawInstance>> {
-    dispatch!(major, find_instance_raw(conn, id))
+    tables(major).instances.find_raw(conn, id)
 }
 
 /// Stores a changed document; `false` if the row is gone.
 pub fn update_instance(conn: &mut AnyConnection, major: LcmMajor, record: &InstanceRecord) -> DbResult<bool> {
-    dispatch!(major, update_instance(conn, record))
+    tables(major).instances.update(conn, record)
 }
 
 /// Takes the instance's row lock for the rest of the transaction (PostgreSQL; SQLite's
 /// write transactions are serial anyway). `false` if there is no such instance.
 pub fn lock_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<bool> {
-    dispatch!(major, lock_instance(conn, id))
+    tables(major).instances.lock(conn, id)
 }
 
 /// [`lock_instance`] and the instance as it is then (its row version moved on by one), on
-/// PostgreSQL in one statement (`UPDATE … RETURNING`). `None` if there is no such instance.
-pub fn lock_and_find_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<InstanceRecord>> {
-    dispatch!(major, lock_and_find_instance(conn, id))
-}
-
-/// [`lock_and_find_instance`], with what its statement saw.
+/// PostgreSQL in one statement (`UPDATE … RETURNING`), with what that statement saw. `None`
+/// if there is no such instance.
 pub fn lock_and_find_instance_seen(
     conn: &mut AnyConnection,
     major: LcmMajor,
     id: &str,
 ) -> DbResult<Option<(InstanceRecord, Seen)>> {
-    dispatch!(major, lock_and_find_instance_seen(conn, id))
+    tables(major).instances.lock_and_find_seen(conn, id)
 }
 
 pub fn delete_instance(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<bool> {
-    dispatch!(major, delete_instance(conn, id))
+    tables(major).instances.delete(conn, id)
 }
 
-/// As [`list_instances`], the documents unparsed (stamp: the row version).
+/// A page of instances, the documents unparsed (stamp: the row version).
 pub fn list_instances_raw(
     conn: &mut AnyConnection,
     backend: Backend,
     major: LcmMajor,
     spec: &ListSpec,
 ) -> DbResult<Vec<RawDocument>> {
-    dispatch!(major, list_instances_raw(conn, backend, spec))
+    tables(major).instances.list_raw(conn, backend, spec)
 }
 
 /// The ids and row versions of the instances [`list_instances_raw`] would return: what a
@@ -203,13 +111,13 @@ pub fn list_instance_versions(
     major: LcmMajor,
     spec: &ListSpec,
 ) -> DbResult<Vec<(String, i64)>> {
-    dispatch!(major, list_instance_versions(conn, backend, spec))
+    tables(major).instances.list_versions(conn, backend, spec)
 }
 
 /// The documents of these instances, unparsed (stamp: the row version), in no given order;
 /// ids that no longer exist are left out.
 pub fn instances_raw_by_ids(conn: &mut AnyConnection, major: LcmMajor, ids: &[String]) -> DbResult<Vec<RawDocument>> {
-    dispatch!(major, instances_raw_by_ids(conn, ids))
+    tables(major).instances.raw_by_ids(conn, ids)
 }
 
 /// As [`list_ops`], the documents unparsed (stamp: the last update time).
@@ -219,7 +127,7 @@ pub fn list_ops_raw(
     major: LcmMajor,
     spec: &ListSpec,
 ) -> DbResult<Vec<RawDocument>> {
-    dispatch!(major, list_ops_raw(conn, backend, spec))
+    tables(major).op_occs.list_raw(conn, backend, spec)
 }
 
 /// Instances of this major created from the package.
@@ -227,22 +135,22 @@ pub fn list_ops_raw(
 /// comes from the first index entry, however many instances a package has (every LCM
 /// operation that changes an instance asks it).
 pub fn package_has_instances(conn: &mut AnyConnection, major: LcmMajor, pkg_id: &str) -> DbResult<bool> {
-    dispatch!(major, package_has_instances(conn, pkg_id))
+    tables(major).instances.package_has_instances(conn, pkg_id)
 }
 
 /// All instances (for the v1 → v2 migration and the usageState sweep).
 pub fn all_instances(conn: &mut AnyConnection, major: LcmMajor) -> DbResult<Vec<InstanceRecord>> {
-    dispatch!(major, all_instances(conn))
+    tables(major).instances.all(conn)
 }
 
 /// Inserts an operation occurrence. A second in-flight operation of the same instance
 /// violates `vnf_lcm_op_occs_v*_in_flight`: check [`crate::DbError::is_unique_violation`].
 pub fn insert_op(conn: &mut AnyConnection, major: LcmMajor, record: &OpOccRecord) -> DbResult<()> {
-    dispatch!(major, insert_op(conn, record))
+    tables(major).op_occs.insert(conn, record)
 }
 
 pub fn find_op(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<OpOccRecord>> {
-    dispatch!(major, find_op(conn, id))
+    tables(major).op_occs.find(conn, id)
 }
 
 /// Stores the record only if the row is still in `expected_state` and owned by
@@ -266,7 +174,7 @@ pub fn update_op_seen(
     expected_owner: Option<&str>,
     expected_state: &str,
 ) -> DbResult<Option<Seen>> {
-    dispatch!(major, update_op_guarded(conn, record, expected_owner, expected_state))
+    tables(major).op_occs.update_guarded(conn, record, expected_owner, expected_state)
 }
 
 pub fn list_ops(
@@ -275,12 +183,12 @@ pub fn list_ops(
     major: LcmMajor,
     spec: &ListSpec,
 ) -> DbResult<Vec<OpOccRecord>> {
-    dispatch!(major, list_ops(conn, backend, spec))
+    tables(major).op_occs.list(conn, backend, spec)
 }
 
 /// The instance's operation in STARTING, PROCESSING, ROLLING_BACK or FAILED_TEMP.
 pub fn in_flight_op(conn: &mut AnyConnection, major: LcmMajor, instance_id: &str) -> DbResult<Option<OpOccRecord>> {
-    dispatch!(major, in_flight_op(conn, instance_id))
+    tables(major).op_occs.in_flight(conn, instance_id)
 }
 
 /// Takes up pending work: sets the owner and clears `pending_action`, only if work is
@@ -294,7 +202,7 @@ pub fn claim_op(
     owner: &str,
     lease_expires_at: &str,
 ) -> DbResult<Option<OpOccRecord>> {
-    dispatch!(major, claim_op(conn, id, owner, lease_expires_at))
+    tables(major).op_occs.claim(conn, id, owner, lease_expires_at)
 }
 
 /// Operations in STARTING / PROCESSING / ROLLING_BACK owned by a conductor other than
@@ -304,27 +212,27 @@ pub fn ops_owned_by_others(
     major: LcmMajor,
     live_owners: &[String],
 ) -> DbResult<Vec<OpOccRecord>> {
-    dispatch!(major, ops_owned_by_others(conn, live_owners))
+    tables(major).op_occs.owned_by_others(conn, live_owners)
 }
 
 pub fn insert_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str, grant: &Value) -> DbResult<()> {
-    dispatch!(major, insert_grant(conn, op_id, grant))
+    tables(major).grants.insert(conn, op_id, grant)
 }
 
 pub fn find_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> DbResult<Option<Value>> {
-    dispatch!(major, find_grant(conn, op_id))
+    tables(major).grants.find(conn, op_id)
 }
 
 pub fn delete_grant(conn: &mut AnyConnection, major: LcmMajor, op_id: &str) -> DbResult<()> {
-    dispatch!(major, delete_grant(conn, op_id))
+    tables(major).grants.delete(conn, op_id)
 }
 
 pub fn insert_subscription(conn: &mut AnyConnection, major: LcmMajor, record: &SubscriptionRecord) -> DbResult<()> {
-    changing_subscriptions(conn, major, |conn| dispatch!(major, insert_subscription(conn, record)))
+    changing_subscriptions(conn, major, |conn| tables(major).subscriptions.insert(conn, record))
 }
 
 pub fn find_subscription(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<Option<SubscriptionRecord>> {
-    dispatch!(major, find_subscription(conn, id))
+    tables(major).subscriptions.find(conn, id)
 }
 
 pub fn find_subscription_by_dedup_key(
@@ -332,11 +240,11 @@ pub fn find_subscription_by_dedup_key(
     major: LcmMajor,
     key: &str,
 ) -> DbResult<Option<SubscriptionRecord>> {
-    dispatch!(major, find_subscription_by_dedup_key(conn, key))
+    tables(major).subscriptions.find_by_dedup_key(conn, key)
 }
 
 pub fn delete_subscription(conn: &mut AnyConnection, major: LcmMajor, id: &str) -> DbResult<bool> {
-    changing_subscriptions(conn, major, |conn| dispatch!(major, delete_subscription(conn, id)))
+    changing_subscriptions(conn, major, |conn| tables(major).subscriptions.delete(conn, id))
 }
 
 pub fn list_subscriptions(
@@ -345,7 +253,7 @@ pub fn list_subscriptions(
     major: LcmMajor,
     spec: &ListSpec,
 ) -> DbResult<Vec<SubscriptionRecord>> {
-    dispatch!(major, list_subscriptions(conn, backend, spec))
+    tables(major).subscriptions.list(conn, backend, spec)
 }
 
 pub fn update_subscription_authentication(
@@ -355,22 +263,12 @@ pub fn update_subscription_authentication(
     authentication: Option<&Value>,
 ) -> DbResult<bool> {
     changing_subscriptions(conn, major, |conn| {
-        dispatch!(major, update_subscription_authentication(conn, id, authentication))
+        tables(major).subscriptions.update_authentication(conn, id, authentication)
     })
 }
 
 pub fn all_subscriptions(conn: &mut AnyConnection, major: LcmMajor) -> DbResult<Vec<SubscriptionRecord>> {
-    dispatch!(major, all_subscriptions(conn))
-}
-
-/// What a statement of a transition saw besides its row: on PostgreSQL, the generation of
-/// the major's subscriptions (`lccn_subscription_generations`), so that the transition can
-/// reuse the subscriptions read at that generation ([`subscriptions_seen`]) instead of
-/// reading them again: one round trip fewer per transition. `None` on SQLite, where reading
-/// them costs no round trip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Seen {
-    pub subscription_generation: Option<i64>,
+    tables(major).subscriptions.all(conn)
 }
 
 /// A subscription write and the move of its major's generation, in one transaction (a
@@ -476,26 +374,6 @@ pub mod columns {
     ];
 }
 
-mod v1 {
-    const SUBSCRIPTION_GENERATION: &str = "(SELECT generation FROM lccn_subscription_generations WHERE major = 1)";
-    use crate::schema::grants_v1 as grants;
-    use crate::schema::lccn_subscriptions_v1 as subscriptions;
-    use crate::schema::vnf_instances_v1 as instances;
-    use crate::schema::vnf_lcm_op_occs_v1 as op_occs;
-
-    include!("lcm_tables.rs");
-}
-
-mod v2 {
-    const SUBSCRIPTION_GENERATION: &str = "(SELECT generation FROM lccn_subscription_generations WHERE major = 2)";
-    use crate::schema::grants_v2 as grants;
-    use crate::schema::lccn_subscriptions_v2 as subscriptions;
-    use crate::schema::vnf_instances_v2 as instances;
-    use crate::schema::vnf_lcm_op_occs_v2 as op_occs;
-
-    include!("lcm_tables.rs");
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -583,13 +461,63 @@ mod tests {
         };
         assert!(!lcm::package_has_instances(&mut conn, LcmMajor::V1, "package").unwrap());
         lcm::insert_instance(&mut conn, LcmMajor::V1, &record).unwrap();
-        let locked = lcm::lock_and_find_instance(&mut conn, LcmMajor::V1, "instance").unwrap().unwrap();
+        let lock_and_find = |conn: &mut crate::AnyConnection, major, id| {
+            lcm::lock_and_find_instance_seen(conn, major, id).unwrap().map(|(instance, _)| instance)
+        };
+        let locked = lock_and_find(&mut conn, LcmMajor::V1, "instance").unwrap();
         assert_eq!((locked.row_version, locked.body, locked.project), (4, record.body, record.project));
         assert_eq!(lcm::find_instance(&mut conn, LcmMajor::V1, "instance").unwrap().unwrap().row_version, 4);
-        assert!(lcm::lock_and_find_instance(&mut conn, LcmMajor::V1, "other").unwrap().is_none());
-        assert!(lcm::lock_and_find_instance(&mut conn, LcmMajor::V2, "instance").unwrap().is_none());
+        assert!(lock_and_find(&mut conn, LcmMajor::V1, "other").is_none());
+        assert!(lock_and_find(&mut conn, LcmMajor::V2, "instance").is_none());
         assert!(lcm::package_has_instances(&mut conn, LcmMajor::V1, "package").unwrap());
         assert!(!lcm::package_has_instances(&mut conn, LcmMajor::V2, "package").unwrap());
         assert!(!lcm::package_has_instances(&mut conn, LcmMajor::V1, "other").unwrap());
+    }
+
+    /// An occurrence of either major: found, listed, in flight, taken up, left behind by a
+    /// dead owner, with its grant; each major's tables apart.
+    #[test]
+    fn an_occurrence_lives_in_its_major_only() {
+        let (database, _dir) = crate::test_database(1);
+        let (backend, mut conn) = (database.backend(), database.conn().unwrap());
+        let now = now_text();
+        for major in [LcmMajor::V1, LcmMajor::V2] {
+            let id = format!("op-{}", major.number());
+            let record = super::OpOccRecord {
+                id: id.clone(),
+                body: json!({
+                    "id": id, "vnfInstanceId": "instance", "operation": "SCALE", "operationState": "STARTING",
+                    "stateEnteredTime": now, "startTime": now, "isAutomaticInvocation": false,
+                }),
+                pending_action: Some("start".into()),
+                owner: None,
+                lease_expires_at: None,
+                attempt: 1,
+                created_at: now.clone(),
+                updated_at: now.clone(),
+                project: "tenant".into(),
+            };
+            lcm::insert_op(&mut conn, major, &record).unwrap();
+            let found = lcm::find_op(&mut conn, major, &id).unwrap().unwrap();
+            assert_eq!(found, record);
+            assert_eq!(found.operation(), Some(solgate_model::LcmOperation::Scale));
+            assert_eq!((found.state(), found.vnf_instance_id()), ("STARTING", "instance"));
+            assert_eq!(lcm::in_flight_op(&mut conn, major, "instance").unwrap().map(|op| op.id), Some(id.clone()));
+            let spec = crate::repo::list::ListSpec { limit: 10, project: Some("tenant".into()), ..Default::default() };
+            assert_eq!(lcm::list_ops(&mut conn, backend, major, &spec).unwrap(), [record.clone()]);
+            let raw = lcm::list_ops_raw(&mut conn, backend, major, &spec).unwrap();
+            assert_eq!(raw.iter().map(|raw| raw.id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
+            assert!(lcm::claim_op(&mut conn, major, &id, "dead", &now).unwrap().is_some());
+            let left = lcm::ops_owned_by_others(&mut conn, major, &["alive".to_owned()]).unwrap();
+            assert_eq!(left.iter().map(|op| op.id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
+            assert!(lcm::ops_owned_by_others(&mut conn, major, &["dead".to_owned()]).unwrap().is_empty());
+            let grant = json!({"id": format!("grant-{id}"), "vnfLcmOpOccId": id});
+            lcm::insert_grant(&mut conn, major, &id, &grant).unwrap();
+            assert_eq!(lcm::find_grant(&mut conn, major, &id).unwrap(), Some(grant));
+            lcm::delete_grant(&mut conn, major, &id).unwrap();
+            assert!(lcm::find_grant(&mut conn, major, &id).unwrap().is_none());
+        }
+        let mut ids = |major| lcm::find_op(&mut conn, major, "op-1").unwrap().map(|op| op.id);
+        assert_eq!((ids(LcmMajor::V1), ids(LcmMajor::V2)), (Some("op-1".to_owned()), None));
     }
 }

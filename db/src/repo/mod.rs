@@ -5,6 +5,7 @@
 pub mod alarms;
 mod cached;
 pub mod conductors;
+mod document;
 pub mod fm_subscriptions;
 pub mod lcm;
 pub mod list;
@@ -12,6 +13,7 @@ pub mod notifications;
 pub mod outbox;
 pub mod pkgm_subscriptions;
 pub mod plain_subscriptions;
+mod table;
 pub mod vims;
 pub mod vnf_packages;
 pub mod vnfpm;

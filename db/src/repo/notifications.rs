@@ -7,10 +7,12 @@
 //! resolves a row.
 
 use diesel::prelude::*;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::connection::AnyConnection;
 use crate::error::DbResult;
+use crate::repo::document::{index_of, lenient_text};
 use crate::repo::now_text;
 use crate::schema::notifications;
 
@@ -94,6 +96,16 @@ pub fn enqueue(conn: &mut AnyConnection, subscription_id: &str, major: u64, body
     enqueue_for(conn, VNFLCM, subscription_id, major, body)
 }
 
+/// The members of a notification (SOL003 clause 5.5.2.17 and alike) its row copies.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct NotificationIndex<'a> {
+    #[serde(borrow, deserialize_with = "lenient_text")]
+    id: Option<&'a str>,
+    #[serde(borrow, deserialize_with = "lenient_text")]
+    notification_type: Option<&'a str>,
+}
+
 /// Queues a notification for a subscription of `api` (and its `major`).
 pub fn enqueue_for(
     conn: &mut AnyConnection,
@@ -103,13 +115,14 @@ pub fn enqueue_for(
     body: &Value,
 ) -> DbResult<()> {
     let now = now_text();
+    let index: NotificationIndex<'_> = index_of(body);
     diesel::insert_into(notifications::table)
         .values((
             notifications::api.eq(api),
-            notifications::notification_id.eq(body["id"].as_str().unwrap_or_default()),
+            notifications::notification_id.eq(index.id.unwrap_or_default()),
             notifications::subscription_id.eq(subscription_id),
             notifications::major.eq(i32::try_from(major).unwrap_or(i32::MAX)),
-            notifications::notification_type.eq(body["notificationType"].as_str().unwrap_or_default()),
+            notifications::notification_type.eq(index.notification_type.unwrap_or_default()),
             notifications::body.eq(body.to_string()),
             notifications::state.eq(PENDING),
             notifications::next_attempt_at.eq(&now),

@@ -2,10 +2,47 @@
 //! same bookkeeping as the LCM subscription tables, without verbosity; `authentication`
 //! keeps the callback's credentials (sealed) apart from the document responses show.
 
+use serde_json::Value;
+
+use crate::connection::{AnyConnection, Backend};
+use crate::error::DbResult;
+use crate::repo::list::ListSpec;
+use crate::repo::plain_subscriptions as plain;
+pub use crate::repo::plain_subscriptions::COLUMNS;
 pub use crate::repo::plain_subscriptions::PlainSubscriptionRecord as PkgmSubscriptionRecord;
-use crate::schema::pkgm_subscriptions as subscriptions;
 
 /// The API name notification rows of these subscriptions carry (`notifications.api`).
 pub const API: &str = "vnfpkgm";
 
-include!("plain_subscription_table.rs");
+// The shared implementation on this API's table.
+type Table = crate::schema::pkgm_subscriptions::table;
+
+pub fn insert(conn: &mut AnyConnection, record: &PkgmSubscriptionRecord) -> DbResult<()> {
+    plain::insert::<Table>(conn, record)
+}
+
+pub fn find(conn: &mut AnyConnection, id: &str) -> DbResult<Option<PkgmSubscriptionRecord>> {
+    plain::find::<Table>(conn, id)
+}
+
+pub fn find_by_dedup_key(conn: &mut AnyConnection, key: &str) -> DbResult<Option<PkgmSubscriptionRecord>> {
+    plain::find_by_dedup_key::<Table>(conn, key)
+}
+
+pub fn delete(conn: &mut AnyConnection, id: &str) -> DbResult<bool> {
+    plain::delete::<Table>(conn, id)
+}
+
+/// Rewrites a subscription's credentials (re-sealed with a new key); whether it exists.
+pub fn update_authentication(conn: &mut AnyConnection, id: &str, authentication: Option<&Value>) -> DbResult<bool> {
+    plain::update_authentication::<Table>(conn, id, authentication)
+}
+
+pub fn list(conn: &mut AnyConnection, backend: Backend, spec: &ListSpec) -> DbResult<Vec<PkgmSubscriptionRecord>> {
+    plain::list::<Table>(conn, backend, spec)
+}
+
+/// Every subscription, oldest id first.
+pub fn all(conn: &mut AnyConnection) -> DbResult<Vec<PkgmSubscriptionRecord>> {
+    plain::all::<Table>(conn)
+}

@@ -2,10 +2,12 @@
 //! summary (so LCM never re-reads the zip), and where an upload comes from.
 
 use diesel::prelude::*;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
+use crate::repo::document::{index_of, lenient_text};
 use crate::repo::list::{ListSpec, predicate};
 use crate::repo::now_text;
 use crate::schema::vnf_packages;
@@ -28,15 +30,33 @@ pub struct PackageRecord {
 
 impl PackageRecord {
     pub fn onboarding_state(&self) -> &str {
-        self.body["onboardingState"].as_str().unwrap_or_default()
+        PackageIndex::of(&self.body).onboarding_state.unwrap_or_default()
     }
 
     pub fn operational_state(&self) -> &str {
-        self.body["operationalState"].as_str().unwrap_or_default()
+        PackageIndex::of(&self.body).operational_state.unwrap_or_default()
     }
 
     pub fn usage_state(&self) -> &str {
-        self.body["usageState"].as_str().unwrap_or_default()
+        PackageIndex::of(&self.body).usage_state.unwrap_or_default()
+    }
+}
+
+/// The states of a VnfPkgInfo (SOL005 clause 9.5.2.5).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PackageIndex<'a> {
+    #[serde(borrow, deserialize_with = "lenient_text")]
+    onboarding_state: Option<&'a str>,
+    #[serde(borrow, deserialize_with = "lenient_text")]
+    operational_state: Option<&'a str>,
+    #[serde(borrow, deserialize_with = "lenient_text")]
+    usage_state: Option<&'a str>,
+}
+
+impl<'a> PackageIndex<'a> {
+    fn of(body: &'a Value) -> Self {
+        index_of(body)
     }
 }
 
@@ -101,7 +121,7 @@ pub fn insert(conn: &mut AnyConnection, record: &PackageRecord) -> DbResult<()> 
     Ok(())
 }
 
-// `get_result`, not `first`, for lookups of one row: see `lcm_tables.rs`.
+// `get_result`, not `first`, for lookups of one row: see `lcm/instances.rs`.
 pub fn find(conn: &mut AnyConnection, id: &str) -> DbResult<Option<PackageRecord>> {
     vnf_packages::table
         .filter(vnf_packages::id.eq(id))

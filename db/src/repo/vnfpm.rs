@@ -4,10 +4,12 @@
 //! [`API`] and the job's or threshold's id as the subscription.
 
 use diesel::prelude::*;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::connection::{AnyConnection, Backend};
 use crate::error::DbResult;
+use crate::repo::document::{index_of, lenient_text};
 use crate::repo::list::{ListSpec, predicate};
 use crate::repo::now_text;
 use crate::schema::{pm_jobs_v2 as jobs, pm_reports_v2 as reports, pm_thresholds_v2 as thresholds};
@@ -30,8 +32,16 @@ pub struct PmRecord {
 
 impl PmRecord {
     pub fn callback_uri(&self) -> &str {
-        self.body["callbackUri"].as_str().unwrap_or_default()
+        index_of::<PmIndex<'_>>(&self.body).callback_uri.unwrap_or_default()
     }
+}
+
+/// The callback of a PmJob or Threshold (SOL003 clauses 6.5.2.7, 6.5.2.9).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PmIndex<'a> {
+    #[serde(borrow, deserialize_with = "lenient_text")]
+    callback_uri: Option<&'a str>,
 }
 
 /// One PerformanceReport of a PM job.
