@@ -195,6 +195,8 @@ pub fn set_vim_state(instance: &mut Value, inventory: &Inventory) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use solgate_model::infra::{ResourceHandle, VnfcResource};
     use solgate_vnfpkg::testing::CsarBuilder;
