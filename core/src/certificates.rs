@@ -3,32 +3,43 @@
 //! kept as the instance's `certificateInfo.certificateConfigurationInfo`. solgate issues no
 //! certificates itself, so `certificateContents` is never produced.
 
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use solgate_model::lcm_request::CertificateConfigurationData;
+use solgate_model::vnf_instance::{CertificateConfigurationInfo, CertificateInfo, CmfInfo};
 
-/// The `certificateInfo` after a request carrying `data`; `previous` keeps its id.
+/// The `certificateInfo` after a request carrying `data`; `previous` keeps its id (the
+/// documents' JSON, for the instance a CreateVnfRequest makes).
 pub fn certificate_info(data: &Value, previous: Option<&Value>) -> Value {
-    let mut configuration = Map::new();
-    configuration.insert("securityPolicy".into(), data.get("securityPolicy").cloned().unwrap_or_else(|| json!([])));
-    // The profile the NFVO overrides the VNFD's base profile with; the first one applies
-    // to the VNF's own certificates.
-    if let Some(profile) = data["overridingCertificateProfile"].as_array().and_then(|list| list.first()) {
-        configuration.insert("certificateBaseProfile".into(), profile.clone());
-    }
-    if let Some(cmf) = data.get("cmfData").filter(|cmf| cmf.is_object()) {
-        let previous_cmf = previous.and_then(|info| info["certificateConfigurationInfo"]["cmfInfo"]["id"].as_str());
-        let mut info = Map::new();
-        info.insert("id".into(), json!(previous_cmf.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)));
-        if let Some(end_point) = cmf.get("endPoint") {
-            info.insert("endPoint".into(), end_point.clone());
+    let data = CertificateConfigurationData::deserialize(data).unwrap_or_default();
+    let previous = previous.and_then(|info| CertificateInfo::deserialize(info).ok());
+    serde_json::to_value(configured(&data, previous.as_ref())).unwrap_or_default()
+}
+
+/// The `certificateInfo` after a request carrying `data`; `previous` keeps its ids.
+pub fn configured(data: &CertificateConfigurationData, previous: Option<&CertificateInfo>) -> CertificateInfo {
+    let new_id = || uuid::Uuid::new_v4().to_string();
+    let cmf_info = data.cmf_data.as_ref().map(|cmf| {
+        let previous_cmf = previous.and_then(|info| info.certificate_configuration_info.cmf_info.as_ref());
+        CmfInfo {
+            id: previous_cmf.map(|cmf| cmf.id.clone()).filter(|id| !id.is_empty()).unwrap_or_else(new_id),
+            end_point: cmf.end_point.clone(),
+            supported_protocols: cmf.supported_protocol.clone(),
+            extra: Default::default(),
         }
-        if let Some(protocols) = cmf.get("supportedProtocol") {
-            info.insert("supportedProtocols".into(), protocols.clone());
-        }
-        configuration.insert("cmfInfo".into(), Value::Object(info));
+    });
+    CertificateInfo {
+        id: previous.map(|info| info.id.clone()).filter(|id| !id.is_empty()).unwrap_or_else(new_id),
+        certificate_configuration_info: CertificateConfigurationInfo {
+            security_policy: data.security_policy.clone().unwrap_or_else(|| json!([])),
+            // The profile the NFVO overrides the VNFD's base profile with; the first one
+            // applies to the VNF's own certificates.
+            certificate_base_profile: data.overriding_certificate_profile.first().cloned(),
+            cmf_info,
+            extra: Default::default(),
+        },
+        extra: Default::default(),
     }
-    let id =
-        previous.and_then(|info| info["id"].as_str()).map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
-    json!({"id": id, "certificateConfigurationInfo": configuration})
 }
 
 #[cfg(test)]

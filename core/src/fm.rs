@@ -177,8 +177,7 @@ pub fn clear(
     for _ in 0..3 {
         let Some(mut record) = alarms::find_active(conn, instance_id, fingerprint)? else { return Ok(None) };
         let now = now();
-        record.body["alarmClearedTime"] = json!(cleared_at);
-        record.body["alarmChangedTime"] = json!(now);
+        crate::overlay(&mut record.body, &Cleared { alarm_cleared_time: cleared_at, alarm_changed_time: &now });
         record.alarm_cleared_time = Some(now.clone());
         record.updated_at = now;
         if alarms::update(conn, &record)? {
@@ -190,6 +189,21 @@ pub fn clear(
         }
     }
     Err(CoreError::Conflict(format!("The alarm of VNF instance {instance_id} changed meanwhile; try again.")))
+}
+
+/// The members of an Alarm (SOL003 clause 7.5.2.4) its clearing sets.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Cleared<'a> {
+    alarm_cleared_time: &'a str,
+    alarm_changed_time: &'a str,
+}
+
+/// The member of an Alarm its acknowledgement sets.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Acknowledged<'a> {
+    ack_state: &'a str,
 }
 
 /// Sets an alarm's `ackState` (SOL003 clause 7.4.3.3.4): 409 when it is in that state already
@@ -212,7 +226,7 @@ pub fn acknowledge(
     }
     let now = now();
     record.ack_state = ack_state.to_owned();
-    record.body["ackState"] = json!(ack_state);
+    crate::overlay(&mut record.body, &Acknowledged { ack_state });
     if let Value::Object(map) = &mut record.body {
         if ack_state == ACKNOWLEDGED {
             map.insert("alarmAcknowledgedTime".into(), json!(now));

@@ -83,7 +83,29 @@ where
 }
 
 /// Keys of stored documents that are solgate's own bookkeeping, never shown to clients.
-pub const PRIVATE_KEY: &str = "_solgate";
+pub use solgate_model::vnf_instance::PRIVATE_KEY;
+
+/// A document's private part (`_solgate`) as the typed record `T` (its default when the
+/// document has none, or one of another shape).
+pub fn private_part<T: serde::de::DeserializeOwned + Default>(document: &serde_json::Value) -> T {
+    document.get(PRIVATE_KEY).and_then(|private| T::deserialize(private).ok()).unwrap_or_default()
+}
+
+/// Sets the members `members` serialises to on a document (an object), leaving the others.
+pub fn overlay<T: serde::Serialize>(document: &mut serde_json::Value, members: &T) {
+    if let (serde_json::Value::Object(map), Ok(serde_json::Value::Object(members))) =
+        (document, serde_json::to_value(members))
+    {
+        map.extend(members);
+    }
+}
+
+/// Replaces a document's private part with `part`.
+pub fn set_private_part<T: serde::Serialize>(document: &mut serde_json::Value, part: &T) {
+    if let (serde_json::Value::Object(map), Ok(part)) = (document, serde_json::to_value(part)) {
+        map.insert(PRIVATE_KEY.to_owned(), part);
+    }
+}
 
 /// A document without solgate's private keys.
 pub fn without_private(mut document: serde_json::Value) -> serde_json::Value {

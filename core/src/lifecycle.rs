@@ -14,14 +14,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus::{IntCounterVec, Opts, Registry};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::{outbox, vnf_packages};
 use solgate_db::{AnyConnection, Database, DbResult};
+use solgate_model::lcm_op_occ::CancelState;
 
 use crate::links::Links;
 use crate::notify::{self, Event};
-use crate::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLING_BACK, STARTING};
+use crate::op_occ::{self, COMPLETED, FAILED_TEMP, OpOccPrivate, PROCESSING, ROLLING_BACK, STARTING};
 use crate::operation::LcmOperation;
 use crate::{CoreError, PRIVATE_KEY, now};
 
@@ -32,13 +34,8 @@ pub struct LcmMetrics {
 }
 
 impl LcmMetrics {
+    /// Counters registered in `registry` (fails when it has them already).
     pub fn new(registry: &Registry) -> Result<Self, prometheus::Error> {
-        let metrics = Self::unregistered()?;
-        registry.register(Box::new(metrics.operations.clone()))?;
-        Ok(metrics)
-    }
-
-    fn unregistered() -> Result<Self, prometheus::Error> {
         let operations = IntCounterVec::new(
             Opts::new(
                 "solgate_lcm_operations_total",
@@ -46,12 +43,8 @@ impl LcmMetrics {
             ),
             &["major", "operation", "state"],
         )?;
+        registry.register(Box::new(operations.clone()))?;
         Ok(Self { operations })
-    }
-
-    /// Metrics that go nowhere (tests, tools).
-    pub fn detached() -> Self {
-        Self::unregistered().unwrap_or_else(|_| std::process::abort())
     }
 
     fn count(&self, major: LcmMajor, operation: &str, state: &str) {
@@ -114,19 +107,17 @@ pub fn notification_status(state: &str, operation: &str, previous_state: Option<
 /// The rules of entering a state, applied to the record in memory.
 fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
     op_occ::set_state(&mut op.body, change.to, now);
-    journal(&mut op.body, json!({"state": change.to, "at": now}));
-    if change.to == PROCESSING
-        && let Some(private) = op.body.get_mut(PRIVATE_KEY).and_then(Value::as_object_mut)
-    {
-        // The Grant is stored with this transition: nothing is pending any more.
-        private.shift_remove("pendingGrant");
-    }
-    if change.grant.is_some()
-        && let Some(private) = op.body.get_mut(PRIVATE_KEY).and_then(Value::as_object_mut)
-    {
-        // A stored Grant replaces a local one (an NFVO configured since).
-        private.shift_remove(LOCAL_GRANT);
-    }
+    OpOccPrivate::update(&mut op.body, |private| {
+        journal_entry(private, json!({"state": change.to, "at": now}));
+        if change.to == PROCESSING {
+            // The Grant is stored with this transition: nothing is pending any more.
+            private.pending_grant = None;
+        }
+        if change.grant.is_some() {
+            // A stored Grant replaces a local one (an NFVO configured since).
+            private.local_grant = None;
+        }
+    });
     match &change.error {
         Some(error) => op_occ::set_error(&mut op.body, Some(error.clone())),
         None if matches!(change.to, PROCESSING | COMPLETED) => op_occ::set_error(&mut op.body, None),
@@ -137,7 +128,7 @@ fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
         op.lease_expires_at = None;
         op.pending_action = None;
         // A cancel request is answered by leaving the state it was made in.
-        op.body["isCancelPending"] = json!(false);
+        op_occ::set_cancel(&mut op.body, CancelState { is_cancel_pending: false, cancel_mode: None });
     }
     if op_occ::is_final(change.to)
         && let Value::Object(map) = &mut op.body
@@ -147,25 +138,37 @@ fn enter(op: &mut OpOccRecord, change: &StateChange, now: &str) {
     }
 }
 
-/// The private flag of an occurrence whose grant is the local NFVO's ([`use_local_grant`]).
-const LOCAL_GRANT: &str = "localGrant";
-
 /// Gives the occurrence the local NFVO's `grant`, which is not stored: nothing reads a local
 /// grant back (an external NFVO's Grant is stored, for retries and resumption), so its
 /// occurrence writes no grant row when it starts and deletes none when it ends.
 pub fn use_local_grant(body: &mut Value, grant: &Value) {
-    body["grantId"] = grant["id"].clone();
-    if !body.get(PRIVATE_KEY).is_some_and(Value::is_object) {
-        body[PRIVATE_KEY] = json!({});
+    /// The grant's `id` ...
+    #[derive(Deserialize, Default)]
+    struct Grant {
+        #[serde(default)]
+        id: Value,
     }
-    body[PRIVATE_KEY][LOCAL_GRANT] = json!(true);
+    /// ... which the occurrence names as its `grantId`.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct GrantRef {
+        grant_id: Value,
+    }
+    crate::overlay(body, &GrantRef { grant_id: Grant::deserialize(grant).unwrap_or_default().id });
+    OpOccPrivate::update(body, |private| private.local_grant = Some(true));
 }
 
 /// Whether a grant row may exist for the occurrence (read before its transition: a final
 /// state drops the private part). An occurrence from before local grants went unstored
 /// does not say, and may have one.
 fn may_have_grant_row(op: &OpOccRecord) -> bool {
-    op.body[PRIVATE_KEY][LOCAL_GRANT] != true
+    #[derive(Deserialize, Default)]
+    #[serde(rename_all = "camelCase")]
+    struct Flag {
+        #[serde(default, deserialize_with = "solgate_model::lcm_request::lenient")]
+        local_grant: Option<bool>,
+    }
+    crate::private_part::<Flag>(&op.body).local_grant != Some(true)
 }
 
 /// How many journal entries an occurrence keeps (the newest).
@@ -175,18 +178,14 @@ const JOURNAL_ENTRIES: usize = 32;
 /// steps it went through, and who resumed it after which crash. It is written with the
 /// occurrence, so it costs no commit of its own.
 pub fn journal(body: &mut Value, entry: Value) {
-    if !body.get(PRIVATE_KEY).is_some_and(Value::is_object) {
-        body[PRIVATE_KEY] = json!({});
-    }
-    let private = &mut body[PRIVATE_KEY];
-    if !private["journal"].is_array() {
-        private["journal"] = json!([]);
-    }
-    if let Some(entries) = private["journal"].as_array_mut() {
-        entries.push(entry);
-        let excess = entries.len().saturating_sub(JOURNAL_ENTRIES);
-        entries.drain(..excess);
-    }
+    OpOccPrivate::update(body, |private| journal_entry(private, entry));
+}
+
+fn journal_entry(private: &mut OpOccPrivate, entry: Value) {
+    let entries = private.journal.get_or_insert_with(Vec::new);
+    entries.push(entry);
+    let excess = entries.len().saturating_sub(JOURNAL_ENTRIES);
+    entries.drain(..excess);
 }
 
 /// The transaction half of a transition, in the caller's transaction: false (and nothing
@@ -358,7 +357,7 @@ impl StateMachine {
         instance: &InstanceRecord,
         owner: &str,
     ) -> Result<Option<crate::operation::OperationPlan>, CoreError> {
-        if op.state() != STARTING || op.body["isCancelPending"] == true {
+        if op.state() != STARTING || op_occ::is_cancel_pending(&op.body) {
             return Ok(None);
         }
         let Some(plan) = crate::operation::OperationPlan::stored(&op.body, false) else { return Ok(None) };
@@ -383,7 +382,8 @@ impl StateMachine {
     /// Counts and logs a committed transition of `op` (as it is afterwards).
     pub fn applied(&self, major: LcmMajor, op: &OpOccRecord, change: &StateChange) {
         if let Some(error) = &change.error {
-            tracing::warn!(op = %op.id, state = change.to, detail = %error["detail"], "LCM operation failed");
+            let detail = solgate_sol013::problem::ProblemDetails::deserialize(error).map(|problem| problem.detail);
+            tracing::warn!(op = %op.id, state = change.to, detail = %detail.unwrap_or_default(), "LCM operation failed");
         }
         self.metrics.count(major, op.operation().map_or("", |operation| operation.name()), change.to);
         tracing::info!(op = %op.id, operation = op.operation().map_or("", |operation| operation.name()), state = change.to, "LCM operation state changed");

@@ -7,17 +7,24 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use solgate_db::AnyConnection;
 use solgate_db::repo::vnf_packages::PackageRecord;
 use solgate_model::infra::VIM_TYPE_LOCAL;
 use solgate_model::infra::{DeploymentPlan, VimConnection};
+use solgate_model::lcm_op_occ::{PackageIdentity, VnfInfoModifications};
+use solgate_model::lcm_request::{
+    ChangeVnfFlavourRequest, CommonRequestMembers, HealVnfRequest, InstantiateVnfRequest, OperateVnfRequest,
+    ScaleVnfRequest, ScaleVnfToLevelRequest, SelectVnfDeployableModulesRequest, VnfInfoModificationRequest,
+};
+use solgate_model::vnf_instance::{InstancePrivate, InstantiatedVnfInfo, InstantiationState, VnfInstance};
 use solgate_vnfpkg::{PackageContents, Vnfd};
 
-use crate::plan::{self, ExtConnectivity, PlanError};
+use crate::plan::{self, ExtConnectivity, PlanError, TargetSize};
 use crate::shapes::LcmShapes;
-use crate::{CoreError, PRIVATE_KEY, merge_patch, vnfd};
+use crate::{CoreError, merge_patch, vnfd};
 
 pub use solgate_model::operation::{LcmOperation, Precondition};
 
@@ -33,13 +40,19 @@ pub fn plan(
     request: &PlanRequest<'_>,
 ) -> Result<OperationPlan, CoreError> {
     let PlanRequest { instance, package_id, params, shapes, vim_types, scope } = *request;
-    check_vim_types(instance, params, shapes, vim_types)?;
+    let instance: VnfInstance = stored_instance(instance)?;
+    let common: CommonRequestMembers = request_as(params)?;
+    check_vim_types(&instance, &common, shapes, vim_types)?;
     let current = |conn: &mut AnyConnection| -> Result<Arc<PackageContents>, CoreError> {
         let (_, contents) =
-            vnfd::load(conn, package_id)?.ok_or_else(|| not_operational(instance["vnfdId"].as_str()))?;
+            vnfd::load(conn, package_id)?.ok_or_else(|| not_operational(instance.vnfd_id.as_deref()))?;
         Ok(contents)
     };
-    let planner = Planner { instance, params, shapes, target: instance.clone(), package: None };
+    let mut planner = Planner { instance: &instance, params, shapes, target: instance.clone(), package: None };
+    if let Some(data) = &common.certificate_configuration_data {
+        let previous = instance.certificate_info.as_ref();
+        planner.target.certificate_info = Some(crate::certificates::configured(data, previous));
+    }
     let plan = match operation {
         Instantiate => planner.instantiate(&current(conn)?.vnfd)?,
         Terminate => planner.terminate(),
@@ -50,30 +63,37 @@ pub fn plan(
         ChangeExtConn => planner.change_ext_conn(&current(conn)?.vnfd)?,
         SelectDeplMods => planner.select_depl_mods(&current(conn)?.vnfd)?,
         ChangeVnfpkg => {
-            let vnfd_id = params["vnfdId"].as_str().unwrap_or_default();
+            let vnfd_id = common.vnfd_id.as_deref().unwrap_or_default();
             let (record, contents) = enabled_package(conn, scope, vnfd_id)?;
             planner.change_vnfpkg(record, &contents)?
         }
         ModifyInfo => {
             // A named package must be usable even when it is the current one.
-            let new_package = match params["vnfdId"].as_str() {
+            let new_package = match common.vnfd_id.as_deref() {
                 Some(vnfd_id) => {
                     let package = enabled_package(conn, scope, vnfd_id)?;
-                    (Some(vnfd_id) != instance["vnfdId"].as_str()).then_some(package)
+                    (Some(vnfd_id) != instance.vnfd_id.as_deref()).then_some(package)
                 }
                 None => None,
             };
             let contents = vnfd::load(conn, package_id)?.map(|(_, contents)| contents);
-            planner.modify_info(contents.as_ref().map(|contents| &contents.vnfd), new_package)
+            planner.modify_info(contents.as_ref().map(|contents| &contents.vnfd), new_package)?
         }
     };
     plan.check_vim(vim_types)?;
-    let mut plan = plan;
-    if let Some(data) = params.get("certificateConfigurationData") {
-        let info = crate::certificates::certificate_info(data, instance.get("certificateInfo"));
-        plan.target["certificateInfo"] = info;
-    }
     Ok(plan)
+}
+
+/// The instance document as stored, typed.
+fn stored_instance(instance: &Value) -> Result<VnfInstance, CoreError> {
+    VnfInstance::deserialize(instance)
+        .map_err(|error| CoreError::Unprocessable(format!("The VnfInstance document cannot be read: {error}.")))
+}
+
+/// The request body as the operation's request type (the gateway validated it against
+/// the negotiated version's schema before).
+fn request_as<T: DeserializeOwned>(params: &Value) -> Result<T, CoreError> {
+    T::deserialize(params).map_err(|error| CoreError::BadRequest(format!("The request body is invalid: {error}.")))
 }
 
 /// What planning an operation needs.
@@ -143,23 +163,7 @@ pub const VIM_FROM_GRANT: &str = "SOLGATE.NFVO_GRANT";
 
 pub const NO_VIM: &str = "The VNF instance has no vimConnectionInfo, and the local simulated VIM is not enabled.";
 
-/// Where a plan is kept in an occurrence's private bookkeeping.
-const PLAN_KEY: &str = "plan";
-const ROLLBACK_PLAN_KEY: &str = "rollbackPlan";
-
 impl OperationPlan {
-    /// The plan stored with an occurrence (`rollback` for the one of its rollback).
-    pub fn stored(op: &Value, rollback: bool) -> Option<Self> {
-        let key = if rollback { ROLLBACK_PLAN_KEY } else { PLAN_KEY };
-        op[PRIVATE_KEY].get(key).and_then(|plan| Self::deserialize(plan).ok())
-    }
-
-    /// Stores the plan with an occurrence.
-    pub fn store(&self, op: &mut Value, rollback: bool) {
-        let key = if rollback { ROLLBACK_PLAN_KEY } else { PLAN_KEY };
-        set_private(op, key, serde_json::to_value(self).unwrap_or(Value::Null));
-    }
-
     /// Rollback: make the VIM match the instance as recorded before the operation
     /// (nothing, when it was not instantiated). Planned when the rollback is requested.
     pub fn rollback(
@@ -175,18 +179,21 @@ impl OperationPlan {
         if operation == ModifyInfo {
             return Ok(Self::without_infra(instance.clone(), None));
         }
-        let (work, deployment) = if instance["instantiationState"] == "INSTANTIATED" {
+        let recorded = stored_instance(instance)?;
+        let (work, deployment) = if recorded.is_instantiated() {
             (
                 InfraWork::Realize,
-                Some(recorded_plan(vnfd, instance).map_err(|error| CoreError::Unprocessable(error.to_string()))?),
+                Some(recorded_plan(vnfd, &recorded).map_err(|error| CoreError::Unprocessable(error.to_string()))?),
             )
         } else {
             (InfraWork::Teardown, None)
         };
         // An instantiation that failed may have left its VIM connection only in the request.
-        let mut vim_source = instance.clone();
-        shapes.merge_vim_connections(&mut vim_source, &params["vimConnectionInfo"]);
-        let vim = first_vim(shapes, &vim_source);
+        let requested: CommonRequestMembers = request_as(params)?;
+        let mut vim_source = recorded.vim_connection_info;
+        shapes
+            .merge_vim_connection_info(&mut vim_source, requested.vim_connection_info.as_ref().unwrap_or(&Value::Null));
+        let vim = shapes.vim_connections(vim_source.as_ref().unwrap_or(&Value::Null)).into_iter().next();
         Ok(Self { infra: Some(work), vim, ..Self::without_infra(instance.clone(), deployment) })
     }
 
@@ -218,7 +225,15 @@ impl OperationPlan {
     /// The local NFVO's grant: which compute resources the operation adds and removes
     /// (SOL003 Grant, simplified), kept while the occurrence is not final.
     pub fn local_grant(&self, instance: &Value, instance_id: &str, op_id: &str, operation: &str) -> Value {
-        let before = plan::current_counts(&instance["instantiatedVnfInfo"]);
+        /// The member of the instance the grant is worked out from.
+        #[derive(Deserialize, Default)]
+        #[serde(rename_all = "camelCase")]
+        struct Recorded {
+            #[serde(default)]
+            instantiated_vnf_info: InstantiatedVnfInfo,
+        }
+        let recorded = Recorded::deserialize(instance).unwrap_or_default();
+        let before = plan::current_counts(&recorded.instantiated_vnf_info);
         let after: BTreeMap<String, u32> = match (&self.infra, &self.deployment) {
             (Some(InfraWork::Teardown), _) => BTreeMap::new(),
             (_, Some(deployment)) => deployment.vdus.iter().map(|vdu| (vdu.vdu_id.clone(), vdu.count)).collect(),
@@ -242,16 +257,6 @@ impl OperationPlan {
             "addResources": add,
             "removeResources": remove,
         })
-    }
-}
-
-/// Sets one key of a document's private bookkeeping.
-fn set_private(document: &mut Value, key: &str, value: Value) {
-    if !document[PRIVATE_KEY].is_object() {
-        document[PRIVATE_KEY] = json!({});
-    }
-    if let Value::Object(private) = &mut document[PRIVATE_KEY] {
-        private.insert(key.to_owned(), value);
     }
 }
 
@@ -287,15 +292,15 @@ fn enabled_package(
 /// Every VIM connection the instance will have after the request must be of a type we
 /// can drive.
 fn check_vim_types(
-    instance: &Value,
-    params: &Value,
+    instance: &VnfInstance,
+    request: &CommonRequestMembers,
     shapes: &dyn LcmShapes,
     vim_types: &[&str],
 ) -> Result<(), CoreError> {
-    let Some(requested) = params.get("vimConnectionInfo") else { return Ok(()) };
-    let mut merged = instance.clone();
-    shapes.merge_vim_connections(&mut merged, requested);
-    for connection in shapes.vim_connections(&merged["vimConnectionInfo"]) {
+    let Some(requested) = &request.vim_connection_info else { return Ok(()) };
+    let mut merged = instance.vim_connection_info.clone();
+    shapes.merge_vim_connection_info(&mut merged, requested);
+    for connection in shapes.vim_connections(merged.as_ref().unwrap_or(&Value::Null)) {
         let vim_type = connection.normalized_vim_type();
         if vim_type == VIM_FROM_GRANT || !vim_types.contains(&vim_type) {
             let supported: Vec<&str> = vim_types.iter().copied().filter(|known| *known != VIM_FROM_GRANT).collect();
@@ -311,52 +316,58 @@ fn check_vim_types(
 
 /// `selectedDeployableModule` of an InstantiateVnfRequest or ChangeVnfFlavourRequest
 /// (SOL003 V4.5.1), checked against the flavour; none selected when absent.
-fn requested_modules(vnfd: &Vnfd, flavour_id: &str, params: &Value) -> Result<Vec<String>, CoreError> {
+fn requested_modules(vnfd: &Vnfd, flavour_id: &str, selected: Option<&Value>) -> Result<Vec<String>, CoreError> {
     let Some(flavour) = vnfd.flavour(flavour_id) else { return Ok(Vec::new()) };
-    Ok(plan::requested_modules(flavour, &params["selectedDeployableModule"])?.unwrap_or_default())
+    Ok(plan::requested_modules(flavour, selected)?.unwrap_or_default())
 }
 
-fn first_vim(shapes: &dyn LcmShapes, instance: &Value) -> Option<VimConnection> {
-    shapes.vim_connections(&instance["vimConnectionInfo"]).into_iter().next()
+fn first_vim(shapes: &dyn LcmShapes, instance: &VnfInstance) -> Option<VimConnection> {
+    shapes.vim_connections(instance.vim_connection_info.as_ref().unwrap_or(&Value::Null)).into_iter().next()
 }
 
 /// The instance's own deployment: its flavour, VDU counts and scale levels as recorded.
-pub fn recorded_plan(vnfd: &Vnfd, instance: &Value) -> Result<DeploymentPlan, PlanError> {
-    let info = &instance["instantiatedVnfInfo"];
-    let flavour = plan::flavour(vnfd, info["flavourId"].as_str().unwrap_or_default())?;
+pub fn recorded_plan(vnfd: &Vnfd, instance: &VnfInstance) -> Result<DeploymentPlan, PlanError> {
+    let info = instance.info();
+    let flavour = plan::flavour(vnfd, info.flavour_id.as_deref().unwrap_or_default())?;
     let counts = plan::current_counts(info);
     plan::replan(flavour, &counts, counts.clone(), plan::current_levels(info), &recorded_ext(instance))
 }
 
-fn recorded_ext(instance: &Value) -> ExtConnectivity {
-    let private = &instance[PRIVATE_KEY];
+fn recorded_ext(instance: &VnfInstance) -> ExtConnectivity {
+    let private = instance.private();
     ExtConnectivity {
-        ext_virtual_links: private.get("extVirtualLinks").cloned().unwrap_or_else(|| json!([])),
-        ext_managed_virtual_links: private.get("extManagedVirtualLinks").cloned().unwrap_or_else(|| json!([])),
+        ext_virtual_links: private.ext_virtual_links.clone().unwrap_or_else(|| json!([])),
+        ext_managed_virtual_links: private.ext_managed_virtual_links.clone().unwrap_or_else(|| json!([])),
     }
 }
 
 /// Works out one operation's plan; each method is one operation.
 struct Planner<'a> {
-    instance: &'a Value,
+    instance: &'a VnfInstance,
     params: &'a Value,
     shapes: &'a dyn LcmShapes,
-    target: Value,
+    target: VnfInstance,
     package: Option<String>,
 }
 
-impl Planner<'_> {
-    fn info(&self) -> &Value {
-        &self.instance["instantiatedVnfInfo"]
+impl<'a> Planner<'a> {
+    fn info(&self) -> &'a InstantiatedVnfInfo {
+        self.instance.info()
     }
 
-    fn flavour_id(&self) -> &str {
-        self.info()["flavourId"].as_str().unwrap_or_default()
+    fn flavour_id(&self) -> &'a str {
+        self.info().flavour_id.as_deref().unwrap_or_default()
     }
 
     fn record_ext(&mut self, ext: &ExtConnectivity) {
-        set_private(&mut self.target, "extVirtualLinks", ext.ext_virtual_links.clone());
-        set_private(&mut self.target, "extManagedVirtualLinks", ext.ext_managed_virtual_links.clone());
+        let private = self.target.private_mut();
+        private.ext_virtual_links = Some(ext.ext_virtual_links.clone());
+        private.ext_managed_virtual_links = Some(ext.ext_managed_virtual_links.clone());
+    }
+
+    fn merge_vim_connections(&mut self, requested: Option<&Value>) {
+        let requested = requested.unwrap_or(&Value::Null);
+        self.shapes.merge_vim_connection_info(&mut self.target.vim_connection_info, requested);
     }
 
     fn realize(self, deployment: DeploymentPlan) -> OperationPlan {
@@ -366,46 +377,44 @@ impl Planner<'_> {
     fn finish(self, infra: Option<InfraWork>, deployment: Option<DeploymentPlan>) -> OperationPlan {
         // Termination uses the connection the instance was instantiated with.
         let vim = infra.as_ref().and_then(|_| first_vim(self.shapes, &self.target));
-        OperationPlan {
-            infra,
-            new_package_id: self.package,
-            vim,
-            ..OperationPlan::without_infra(self.target, deployment)
-        }
+        let target = serde_json::to_value(&self.target).unwrap_or_default();
+        OperationPlan { infra, new_package_id: self.package, vim, ..OperationPlan::without_infra(target, deployment) }
     }
 
     fn instantiate(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
-        let params = self.params;
-        self.shapes.merge_vim_connections(&mut self.target, &params["vimConnectionInfo"]);
-        for key in ["vnfConfigurableProperties", "extensions"] {
-            if let Some(patch) = params.get(key) {
-                merge_patch(&mut self.target[key], patch);
+        let request: InstantiateVnfRequest = request_as(self.params)?;
+        self.merge_vim_connections(request.vim_connection_info.as_ref());
+        for (member, patch) in [
+            (&mut self.target.vnf_configurable_properties, &request.vnf_configurable_properties),
+            (&mut self.target.extensions, &request.extensions),
+        ] {
+            if let Some(patch) = patch {
+                merge_patch(member.get_or_insert(Value::Null), patch);
             }
         }
-        let ext = ExtConnectivity::from_params(params);
-        let flavour_id = params["flavourId"].as_str().unwrap_or_default();
-        let modules = requested_modules(vnfd, flavour_id, params)?;
-        let deployment = plan::for_target_size(vnfd, flavour_id, params, &ext, &modules)?;
+        let ext = ExtConnectivity::from_params(self.params);
+        let flavour_id = request.flavour_id.as_str();
+        let modules = requested_modules(vnfd, flavour_id, request.selected_deployable_module.as_ref())?;
+        let size = TargetSize {
+            instantiation_level_id: request.instantiation_level_id.as_deref(),
+            target_scale_level_info: request.target_scale_level_info.as_ref(),
+        };
+        let deployment = plan::for_target_size(vnfd, flavour_id, size, &ext, &modules)?;
         self.record_ext(&ext);
-        self.target["instantiationState"] = json!("INSTANTIATED");
-        let mut info = json!({});
-        if let Some(language) = params.get("localizationLanguage") {
-            info["localizationLanguage"] = language.clone();
-        }
-        if !modules.is_empty() {
-            info["selectedDeployableModule"] = json!(modules);
-        }
-        self.target["instantiatedVnfInfo"] = info;
+        self.target.instantiation_state = InstantiationState::Instantiated;
+        self.target.instantiated_vnf_info = Some(InstantiatedVnfInfo {
+            localization_language: request.localization_language.clone(),
+            selected_deployable_module: (!modules.is_empty()).then(|| json!(modules)),
+            ..Default::default()
+        });
         Ok(self.realize(deployment))
     }
 
     fn terminate(mut self) -> OperationPlan {
-        self.target["instantiationState"] = json!("NOT_INSTANTIATED");
-        if let Value::Object(map) = &mut self.target {
-            map.shift_remove("instantiatedVnfInfo");
-            if let Some(Value::Object(private)) = map.get_mut(PRIVATE_KEY) {
-                private.clear();
-            }
+        self.target.instantiation_state = InstantiationState::NotInstantiated;
+        self.target.instantiated_vnf_info = None;
+        if let Some(private) = &mut self.target.private {
+            *private = InstancePrivate::default();
         }
         self.finish(Some(InfraWork::Teardown), None)
     }
@@ -414,15 +423,20 @@ impl Planner<'_> {
         let flavour = plan::flavour(vnfd, self.flavour_id())?;
         let info = self.info();
         let current = plan::current_levels(info);
-        let levels = if to_level {
-            plan::levels_to(flavour, &current, self.params)
+        let (levels, level_id) = if to_level {
+            let request: ScaleVnfToLevelRequest = request_as(self.params)?;
+            let level_id = request.instantiation_level_id.as_deref();
+            (
+                plan::levels_to(flavour, &current, level_id, request.scale_info.as_deref())?,
+                request.instantiation_level_id,
+            )
         } else {
-            plan::scaled_levels(flavour, &current, self.params)
-        }?;
+            (plan::scaled_levels(flavour, &current, &request_as::<ScaleVnfRequest>(self.params)?)?, None)
+        };
         let held = plan::current_counts(info);
-        let mut counts = match self.params["instantiationLevelId"].as_str() {
-            Some(level) if to_level => flavour.initial_vdu_instances(Some(level)).unwrap_or_default(),
-            _ => plan::rescaled_counts(flavour, &held, &current, &levels),
+        let mut counts = match level_id {
+            Some(level) => flavour.initial_vdu_instances(Some(&level)).unwrap_or_default(),
+            None => plan::rescaled_counts(flavour, &held, &current, &levels),
         };
         // A module that is not selected stays without VNFCs, whatever the levels.
         plan::deselect(flavour, &mut counts, &plan::current_modules(info));
@@ -431,7 +445,9 @@ impl Planner<'_> {
     }
 
     fn heal(self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
-        if let Some(all) = self.params["additionalParams"].get("all")
+        let request: HealVnfRequest = request_as(self.params)?;
+        // `additionalParams` is free-form; Tacker's `all` (heal storage too) must be a bool.
+        if let Some(all) = request.additional_params.as_ref().and_then(|params| params.get("all"))
             && !all.is_boolean()
         {
             return Err(CoreError::BadRequest("additionalParams['all'] must be bool.".into()));
@@ -439,13 +455,11 @@ impl Planner<'_> {
         let info = self.info();
         // SOL003 v3.3.1 shows VNFCs as vnfcResourceInfo; Tacker (and SOL002) name them by
         // vnfcInfo ids. Either is accepted; the driver heals the resources they name.
-        let vnfc_info: Vec<&Value> = info["vnfcInfo"].as_array().into_iter().flatten().collect();
-        let resources: Vec<&str> =
-            info["vnfcResourceInfo"].as_array().into_iter().flatten().filter_map(|vnfc| vnfc["id"].as_str()).collect();
-        let requested: Vec<&str> =
-            self.params["vnfcInstanceId"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let vnfc_info = info.vnfcs();
+        let resources: Vec<&str> = info.vnfc_resources().iter().map(|vnfc| vnfc.id.as_str()).collect();
+        let requested: Vec<&str> = request.vnfc_instance_id.iter().map(String::as_str).collect();
         for id in &requested {
-            if !resources.contains(id) && !vnfc_info.iter().any(|entry| entry["id"] == *id) {
+            if !resources.contains(id) && !vnfc_info.iter().any(|entry| entry.id == *id) {
                 return Err(CoreError::BadRequest(format!("vnfcInstanceId({id}) does not exist.")));
             }
         }
@@ -455,8 +469,7 @@ impl Planner<'_> {
                 requested.is_empty()
                     || requested.contains(id)
                     || vnfc_info.iter().any(|entry| {
-                        entry["vnfcResourceInfoId"] == *id
-                            && requested.contains(&entry["id"].as_str().unwrap_or_default())
+                        entry.vnfc_resource_info_id.as_deref() == Some(*id) && requested.contains(&entry.id.as_str())
                     })
             })
             .map(str::to_owned)
@@ -466,8 +479,9 @@ impl Planner<'_> {
     }
 
     fn operate(self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
-        let target = self.params["changeStateTo"].as_str().unwrap_or("STARTED").to_owned();
-        let current = self.info()["vnfState"].as_str().unwrap_or("STARTED");
+        let request: OperateVnfRequest = request_as(self.params)?;
+        let target = request.change_state_to.unwrap_or_else(|| "STARTED".to_owned());
+        let current = self.info().vnf_state.as_deref().unwrap_or("STARTED");
         if target == current {
             return Err(CoreError::Conflict(format!("The VNF is already {current}.")));
         }
@@ -476,17 +490,19 @@ impl Planner<'_> {
     }
 
     fn change_flavour(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
-        let flavour_id = self.params["newFlavourId"].as_str().unwrap_or_default();
+        let request: ChangeVnfFlavourRequest = request_as(self.params)?;
+        let flavour_id = request.new_flavour_id.as_str();
         if flavour_id == self.flavour_id() {
             return Err(CoreError::BadRequest(format!("The VNF instance already has flavour {flavour_id}.")));
         }
-        let modules = requested_modules(vnfd, flavour_id, self.params)?;
-        let deployment = plan::for_target_size(vnfd, flavour_id, self.params, &recorded_ext(self.instance), &modules)?;
-        if let Some(info) = self.target.get_mut("instantiatedVnfInfo").and_then(Value::as_object_mut) {
-            info.shift_remove("selectedDeployableModule");
-            if !modules.is_empty() {
-                info.insert("selectedDeployableModule".into(), json!(modules));
-            }
+        let modules = requested_modules(vnfd, flavour_id, request.selected_deployable_module.as_ref())?;
+        let size = TargetSize {
+            instantiation_level_id: request.instantiation_level_id.as_deref(),
+            target_scale_level_info: request.target_scale_level_info.as_ref(),
+        };
+        let deployment = plan::for_target_size(vnfd, flavour_id, size, &recorded_ext(self.instance), &modules)?;
+        if let Some(info) = &mut self.target.instantiated_vnf_info {
+            info.selected_deployable_module = (!modules.is_empty()).then(|| json!(modules));
         }
         Ok(self.realize(deployment))
     }
@@ -502,13 +518,14 @@ impl Planner<'_> {
                 flavour.id
             )));
         }
-        let Some(selected) = plan::requested_modules(flavour, &self.params["selectedDeployableModule"])? else {
+        let request: SelectVnfDeployableModulesRequest = request_as(self.params)?;
+        let Some(selected) = plan::requested_modules(flavour, request.selected_deployable_module.as_ref())? else {
             return Err(CoreError::BadRequest("selectedDeployableModule is required.".into()));
         };
         let info = self.info();
         let current = plan::current_levels(info);
-        let levels = match self.params.get("targetScaleLevelInfo") {
-            Some(scale_info) => plan::levels_to(flavour, &current, &json!({ "scaleInfo": scale_info }))?,
+        let levels = match &request.target_scale_level_info {
+            Some(scale_info) => plan::levels_to(flavour, &current, None, plan::scale_infos(scale_info).as_deref())?,
             None => current,
         };
         let mut counts = plan::current_counts(info);
@@ -523,14 +540,15 @@ impl Planner<'_> {
         plan::deselect(flavour, &mut counts, &selected);
         let deployment =
             plan::replan(flavour, &plan::current_counts(info), counts, levels, &recorded_ext(self.instance))?;
-        self.target["instantiatedVnfInfo"]["selectedDeployableModule"] = json!(selected);
+        self.target.instantiated_vnf_info.get_or_insert_with(Default::default).selected_deployable_module =
+            Some(json!(selected));
         Ok(self.realize(deployment))
     }
 
     fn change_ext_conn(mut self, vnfd: &Vnfd) -> Result<OperationPlan, CoreError> {
-        let params = self.params;
-        self.shapes.merge_vim_connections(&mut self.target, &params["vimConnectionInfo"]);
-        let ext = ExtConnectivity::from_params(params);
+        let request: CommonRequestMembers = request_as(self.params)?;
+        self.merge_vim_connections(request.vim_connection_info.as_ref());
+        let ext = ExtConnectivity::from_params(self.params);
         let flavour = plan::flavour(vnfd, self.flavour_id())?;
         let info = self.info();
         let counts = plan::current_counts(info);
@@ -542,9 +560,9 @@ impl Planner<'_> {
     }
 
     fn change_vnfpkg(mut self, record: PackageRecord, contents: &PackageContents) -> Result<OperationPlan, CoreError> {
-        let flavour_id = self.flavour_id().to_owned();
+        let flavour_id = self.flavour_id();
         let vnfd_id = &contents.vnfd.descriptor_id;
-        let Some(flavour) = contents.vnfd.flavour(&flavour_id) else {
+        let Some(flavour) = contents.vnfd.flavour(flavour_id) else {
             return Err(CoreError::BadRequest(format!(
                 "The VNFD of vnfdId {vnfd_id} has no flavour {flavour_id}, the instance's flavour."
             )));
@@ -554,74 +572,90 @@ impl Planner<'_> {
         let deployment =
             plan::replan(flavour, &counts, counts.clone(), plan::current_levels(info), &recorded_ext(self.instance))?;
         let identity = package_identity(&contents.vnfd);
-        merge_patch(&mut self.target, &identity);
+        identity.apply(&mut self.target);
         self.package = Some(record.id);
         let mut plan = self.realize(deployment);
-        plan.changed_info = Some(identity);
+        plan.changed_info = Some(changed_info(&VnfInfoModifications { package: Some(identity), ..Default::default() }));
         Ok(plan)
     }
 
     /// MODIFY_INFO changes documents only. Tacker refuses vimConnectionInfo changes of a
     /// NOT_INSTANTIATED instance; SOL003 allows them, and so do we.
-    fn modify_info(mut self, vnfd: Option<&Vnfd>, new_package: Option<vnfd::Loaded>) -> OperationPlan {
-        let params = self.params;
-        let mut changed = Map::new();
-        for key in ["vnfInstanceName", "vnfInstanceDescription"] {
-            if let Some(value) = params.get(key) {
-                self.target[key] = value.clone();
-                changed.insert(key.to_owned(), value.clone());
+    fn modify_info(
+        mut self,
+        vnfd: Option<&Vnfd>,
+        new_package: Option<vnfd::Loaded>,
+    ) -> Result<OperationPlan, CoreError> {
+        let request: VnfInfoModificationRequest = request_as(self.params)?;
+        let mut changed = VnfInfoModifications::default();
+        if let Some(name) = &request.vnf_instance_name {
+            self.target.vnf_instance_name = Some(name.clone());
+            changed.vnf_instance_name = Some(name.clone());
+        }
+        if let Some(description) = &request.vnf_instance_description {
+            self.target.vnf_instance_description = Some(description.clone());
+            changed.vnf_instance_description = Some(description.clone());
+        }
+        for (member, patch, change) in [
+            (&mut self.target.metadata, &request.metadata, &mut changed.metadata),
+            (&mut self.target.extensions, &request.extensions, &mut changed.extensions),
+            (
+                &mut self.target.vnf_configurable_properties,
+                &request.vnf_configurable_properties,
+                &mut changed.vnf_configurable_properties,
+            ),
+        ] {
+            if let Some(patch) = patch {
+                merge_patch(member.get_or_insert(Value::Null), patch);
+                *change = Some(patch.clone());
             }
         }
-        for key in ["metadata", "extensions", "vnfConfigurableProperties"] {
-            if let Some(patch) = params.get(key) {
-                merge_patch(&mut self.target[key], patch);
-                changed.insert(key.to_owned(), patch.clone());
-            }
+        if let Some(requested) = &request.vim_connection_info {
+            self.merge_vim_connections(Some(requested));
+            changed.vim_connection_info = Some(requested.clone());
         }
-        if let Some(requested) = params.get("vimConnectionInfo") {
-            self.shapes.merge_vim_connections(&mut self.target, requested);
-            changed.insert("vimConnectionInfo".to_owned(), requested.clone());
-        }
-        if let Some(ids) = params["vimConnectionInfoDeleteIds"].as_array()
-            && let Some(list) = self.target["vimConnectionInfo"].as_array_mut()
+        if let Some(ids) = &request.vim_connection_info_delete_ids
+            && let Some(list) = self.target.vim_connection_info.as_mut().and_then(Value::as_array_mut)
         {
-            list.retain(|entry| !ids.contains(&entry["id"]));
-            changed.insert("vimConnectionInfoDeleteIds".to_owned(), json!(ids));
+            list.retain(|entry| !ids.contains(&crate::shapes::entry_id(entry)));
+            changed.vim_connection_info_delete_ids = Some(ids.clone());
         }
         if let Some((record, contents)) = new_package {
             let identity = package_identity(&contents.vnfd);
-            merge_patch(&mut self.target, &identity);
-            if let Value::Object(identity) = identity {
-                changed.extend(identity);
-            }
+            identity.apply(&mut self.target);
+            changed.package = Some(identity);
             self.package = Some(record.id);
         }
         let deployment = match vnfd {
-            Some(vnfd) if self.instance["instantiationState"] == "INSTANTIATED" => {
-                recorded_plan(vnfd, self.instance).ok()
-            }
+            Some(vnfd) if self.instance.is_instantiated() => recorded_plan(vnfd, self.instance).ok(),
             _ => None,
         };
         let mut plan = self.finish(None, deployment);
-        plan.changed_info = Some(Value::Object(changed));
-        plan
+        plan.changed_info = Some(changed_info(&changed));
+        Ok(plan)
     }
 }
 
+/// `changedInfo` (SOL003 VnfInfoModifications) as the occurrence's JSON.
+fn changed_info(changed: &VnfInfoModifications) -> Value {
+    serde_json::to_value(changed).unwrap_or_default()
+}
+
 /// The VNFD identity attributes of a VnfInstance.
-fn package_identity(vnfd: &Vnfd) -> Value {
-    json!({
-        "vnfdId": vnfd.descriptor_id,
-        "vnfProvider": vnfd.provider,
-        "vnfProductName": vnfd.product_name,
-        "vnfSoftwareVersion": vnfd.software_version,
-        "vnfdVersion": vnfd.descriptor_version,
-    })
+fn package_identity(vnfd: &Vnfd) -> PackageIdentity {
+    PackageIdentity {
+        vnfd_id: vnfd.descriptor_id.clone(),
+        vnf_provider: vnfd.provider.clone(),
+        vnf_product_name: vnfd.product_name.clone(),
+        vnf_software_version: vnfd.software_version.clone(),
+        vnfd_version: vnfd.descriptor_version.clone(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PRIVATE_KEY;
 
     #[test]
     fn plans_survive_storage() {

@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 use solgate_model::infra::{DeploymentPlan, VduTarget};
+use solgate_model::lcm_request::{ExtConnectivityData, ScaleInfo, ScaleVnfRequest, parse};
+use solgate_model::vnf_instance::InstantiatedVnfInfo;
 use solgate_vnfpkg::{Flavour, Vnfd};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -119,12 +121,28 @@ pub struct ExtConnectivity {
 }
 
 impl ExtConnectivity {
+    /// The request's (InstantiateVnfRequest, ChangeExtVnfConnectivityRequest), none when
+    /// it names none.
     pub fn from_params(params: &Value) -> Self {
+        let data: ExtConnectivityData = parse(params).unwrap_or_default();
         Self {
-            ext_virtual_links: params.get("extVirtualLinks").cloned().unwrap_or_else(|| json!([])),
-            ext_managed_virtual_links: params.get("extManagedVirtualLinks").cloned().unwrap_or_else(|| json!([])),
+            ext_virtual_links: data.ext_virtual_links.unwrap_or_else(|| json!([])),
+            ext_managed_virtual_links: data.ext_managed_virtual_links.unwrap_or_else(|| json!([])),
         }
     }
+}
+
+/// The target size an InstantiateVnfRequest or ChangeVnfFlavourRequest asks for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TargetSize<'a> {
+    pub instantiation_level_id: Option<&'a str>,
+    /// `targetScaleLevelInfo` (ScaleInfo[]), as the request gave it.
+    pub target_scale_level_info: Option<&'a Value>,
+}
+
+/// ScaleInfo entries of a request member; none when it is not a list of them.
+pub fn scale_infos(value: &Value) -> Option<Vec<ScaleInfo>> {
+    parse(value).ok()
 }
 
 /// The target size of an instantiation or flavour change: an instantiation level, or
@@ -133,12 +151,12 @@ impl ExtConnectivity {
 pub fn for_target_size(
     vnfd: &Vnfd,
     flavour_id: &str,
-    params: &Value,
+    size: TargetSize<'_>,
     ext: &ExtConnectivity,
     modules: &[String],
 ) -> Result<DeploymentPlan, PlanError> {
-    let level_id = params["instantiationLevelId"].as_str();
-    let Some(targets) = params.get("targetScaleLevelInfo") else {
+    let level_id = size.instantiation_level_id;
+    let Some(targets) = size.target_scale_level_info else {
         return for_instantiation(vnfd, flavour_id, level_id, ext, modules);
     };
     if level_id.is_some() {
@@ -149,7 +167,7 @@ pub fn for_target_size(
     let flavour = flavour(vnfd, flavour_id)?;
     // Aspects the request does not name stay at the default instantiation level's scale level.
     let mut levels = initial_levels(flavour, None)?;
-    set_levels(flavour, &mut levels, targets.as_array().map_or(&[][..], Vec::as_slice))?;
+    set_levels(flavour, &mut levels, &scale_infos(targets).unwrap_or_default())?;
     let mut counts =
         flavour.vdu_instances_at(&levels).ok_or_else(|| PlanError::Invalid("scale levels outside the VNFD".into()))?;
     deselect(flavour, &mut counts, modules);
@@ -178,10 +196,10 @@ pub fn for_instantiation(
 /// The deployable modules a request selects (`selectedDeployableModule`, SOL003 V4.5.1),
 /// each one of the flavour's (SOL001 V4.5.1 `tosca.nodes.nfv.DeployableModule`). `None`
 /// when the request names none.
-pub fn requested_modules(flavour: &Flavour, selected: &Value) -> Result<Option<Vec<String>>, PlanError> {
-    if selected.is_null() {
+pub fn requested_modules(flavour: &Flavour, selected: Option<&Value>) -> Result<Option<Vec<String>>, PlanError> {
+    let Some(selected) = selected.filter(|selected| !selected.is_null()) else {
         return Ok(None);
-    }
+    };
     let ids: Option<Vec<String>> =
         selected.as_array().map(|list| list.iter().filter_map(|id| id.as_str().map(str::to_owned)).collect());
     let Some(ids) = ids.filter(|ids| !ids.is_empty() && Some(ids.len()) == selected.as_array().map(Vec::len)) else {
@@ -197,13 +215,8 @@ pub fn requested_modules(flavour: &Flavour, selected: &Value) -> Result<Option<V
 }
 
 /// The modules an instance has selected (`instantiatedVnfInfo.selectedDeployableModule`).
-pub fn current_modules(instantiated: &Value) -> Vec<String> {
-    instantiated["selectedDeployableModule"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|id| id.as_str().map(str::to_owned))
-        .collect()
+pub fn current_modules(instantiated: &InstantiatedVnfInfo) -> Vec<String> {
+    instantiated.selected_modules()
 }
 
 /// VDUs of the selected modules.
@@ -227,36 +240,17 @@ pub fn deselect(flavour: &Flavour, counts: &mut BTreeMap<String, u32>, modules: 
     }
 }
 
-/// The plan at given scale levels of every aspect.
-pub fn at_levels(
-    vnfd: &Vnfd,
-    flavour_id: &str,
-    levels: BTreeMap<String, u32>,
-    ext: &ExtConnectivity,
-) -> Result<DeploymentPlan, PlanError> {
-    let flavour = flavour(vnfd, flavour_id)?;
-    for (aspect, level) in &levels {
-        let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.clone()))?;
-        if *level > max {
-            return Err(PlanError::LevelOutOfRange { aspect: aspect.clone(), level: i64::from(*level), max });
-        }
-    }
-    let counts =
-        flavour.vdu_instances_at(&levels).ok_or_else(|| PlanError::Invalid("scale levels outside the VNFD".into()))?;
-    plan(flavour, counts, levels, ext)
-}
-
 /// Scale levels after a ScaleVnfRequest (`type`, `aspectId`, `numberOfSteps` default 1).
 pub fn scaled_levels(
     flavour: &Flavour,
     current: &BTreeMap<String, u32>,
-    params: &Value,
+    request: &ScaleVnfRequest,
 ) -> Result<BTreeMap<String, u32>, PlanError> {
-    let aspect = params["aspectId"].as_str().unwrap_or_default();
+    let aspect = request.aspect_id.as_str();
     let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
-    let steps = params.get("numberOfSteps").and_then(Value::as_i64).unwrap_or(1);
+    let steps = request.number_of_steps.unwrap_or(1);
     let now = i64::from(current.get(aspect).copied().unwrap_or(0));
-    let target = match params["type"].as_str() {
+    let target = match request.kind.as_deref() {
         Some("SCALE_IN") => now - steps,
         _ => now + steps,
     };
@@ -272,12 +266,13 @@ pub fn scaled_levels(
 pub fn levels_to(
     flavour: &Flavour,
     current: &BTreeMap<String, u32>,
-    params: &Value,
+    level_id: Option<&str>,
+    scale_info: Option<&[ScaleInfo]>,
 ) -> Result<BTreeMap<String, u32>, PlanError> {
-    if let Some(level_id) = params["instantiationLevelId"].as_str() {
+    if let Some(level_id) = level_id {
         return initial_levels(flavour, Some(level_id));
     }
-    let Some(scale_info) = params["scaleInfo"].as_array() else {
+    let Some(scale_info) = scale_info else {
         return Err(PlanError::Invalid("Either instantiationLevelId or scaleInfo is required.".into()));
     };
     let mut levels = current.clone();
@@ -286,11 +281,15 @@ pub fn levels_to(
 }
 
 /// Applies ScaleInfo entries (`aspectId`, `scaleLevel`), each checked against the flavour.
-fn set_levels(flavour: &Flavour, levels: &mut BTreeMap<String, u32>, scale_info: &[Value]) -> Result<(), PlanError> {
+fn set_levels(
+    flavour: &Flavour,
+    levels: &mut BTreeMap<String, u32>,
+    scale_info: &[ScaleInfo],
+) -> Result<(), PlanError> {
     for entry in scale_info {
-        let aspect = entry["aspectId"].as_str().unwrap_or_default();
+        let aspect = entry.aspect_id.as_str();
         let max = flavour.max_scale_level(aspect).ok_or_else(|| PlanError::UnknownAspect(aspect.to_owned()))?;
-        let level = entry["scaleLevel"].as_i64().unwrap_or(-1);
+        let level = entry.scale_level;
         if level < 0 || level > i64::from(max) {
             return Err(PlanError::LevelOutOfRange { aspect: aspect.to_owned(), level, max });
         }
@@ -300,24 +299,19 @@ fn set_levels(flavour: &Flavour, levels: &mut BTreeMap<String, u32>, scale_info:
 }
 
 /// Scale levels recorded in `instantiatedVnfInfo.scaleStatus`.
-pub fn current_levels(instantiated: &Value) -> BTreeMap<String, u32> {
-    instantiated["scaleStatus"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|status| {
-            Some((status["aspectId"].as_str()?.to_owned(), u32::try_from(status["scaleLevel"].as_u64()?).ok()?))
-        })
+pub fn current_levels(instantiated: &InstantiatedVnfInfo) -> BTreeMap<String, u32> {
+    instantiated
+        .scale_status
+        .iter()
+        .filter_map(|status| Some((status.aspect_id.clone(), u32::try_from(status.scale_level).ok()?)))
         .collect()
 }
 
 /// VNFCs per VDU in an `instantiatedVnfInfo`.
-pub fn current_counts(instantiated: &Value) -> BTreeMap<String, u32> {
+pub fn current_counts(instantiated: &InstantiatedVnfInfo) -> BTreeMap<String, u32> {
     let mut counts = BTreeMap::new();
-    for vnfc in instantiated["vnfcResourceInfo"].as_array().into_iter().flatten() {
-        if let Some(vdu) = vnfc["vduId"].as_str() {
-            *counts.entry(vdu.to_owned()).or_insert(0) += 1;
-        }
+    for vnfc in instantiated.vnfc_resources() {
+        *counts.entry(vnfc.vdu_id.clone()).or_insert(0) += 1;
     }
     counts
 }

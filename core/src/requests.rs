@@ -3,10 +3,11 @@
 //! stored state in a transaction; the gateway validates the body before and publishes the
 //! work after.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::outbox;
 use solgate_db::{AnyConnection, write_transaction};
+use solgate_model::lcm_op_occ::CancelState;
 
 use crate::lifecycle::{StateChange, StateMachine, is_running, load_op, notification_status};
 use crate::links::Links;
@@ -148,8 +149,7 @@ fn write_accepted(
     let now = now();
     let id = solgate_db::new_id();
     let initial = operation.initial_state();
-    let mut document = op_occ::new_document(&id, instance_id, operation.name(), params, initial, &now);
-    document["isAutomaticInvocation"] = json!(automatic);
+    let mut document = op_occ::new_document(&id, instance_id, operation.name(), params, initial, &now, automatic);
     plan.store(&mut document, false);
     let op = OpOccRecord {
         id,
@@ -213,7 +213,7 @@ pub fn plan_rollback(
         let name = op.body["operation"].as_str().unwrap_or_default();
         CoreError::Unprocessable(format!("Rollback of {name} is not supported."))
     })?;
-    let params = &op.body["operationParams"];
+    let params = &op_occ::operation_params(&op.body);
     if !operation.rollback_supported(params) {
         return Err(CoreError::Unprocessable(format!("Rollback of {} is not supported.", operation.name())));
     }
@@ -260,7 +260,7 @@ pub async fn cancel(
             "LCM operation {id} is {current}; only STARTING, PROCESSING or ROLLING_BACK operations can be cancelled."
         )));
     }
-    if op.body["isCancelPending"] == true {
+    if op_occ::is_cancel_pending(&op.body) {
         return Err(CoreError::Conflict(format!("LCM operation {id} is already being cancelled.")));
     }
     let changed = || CoreError::Conflict(format!("LCM operation {id} changed meanwhile; try again."));
@@ -269,8 +269,7 @@ pub async fn cancel(
         let change = StateChange::to(ROLLED_BACK).with_error(409, CANCELLED);
         return if machine.transition(major, &mut op, None, change, None).await? { Ok(()) } else { Err(changed()) };
     }
-    op.body["isCancelPending"] = json!(true);
-    op.body["cancelMode"] = json!(mode);
+    op_occ::set_cancel(&mut op.body, CancelState { is_cancel_pending: true, cancel_mode: Some(mode) });
     let owner = op.owner.clone();
     let marked = db_run(&machine.db, move |conn| {
         lcm::update_op_guarded(conn, major, &op, owner.as_deref(), &current).map_err(CoreError::from)

@@ -2,9 +2,11 @@
 //! where the domain reads or writes a document: one adapter per major, chosen by
 //! [`for_major`]. Everything else about an operation is the same for both majors.
 
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use solgate_db::repo::lcm::LcmMajor;
 use solgate_model::infra::VimConnection;
+use solgate_model::lcm_request::present;
 
 use solgate_sol013::merge_patch;
 
@@ -13,8 +15,40 @@ pub trait LcmShapes: Send + Sync {
     fn major(&self) -> LcmMajor;
     /// The VIM connections in a `vimConnectionInfo` value.
     fn vim_connections(&self, vim_connection_info: &Value) -> Vec<VimConnection>;
+    /// Merges a request's `vimConnectionInfo` into an instance's (absent: none yet).
+    fn merge_vim_connection_info(&self, current: &mut Option<Value>, requested: &Value);
+
     /// Merges a request's `vimConnectionInfo` into an instance document's.
-    fn merge_vim_connections(&self, instance: &mut Value, requested: &Value);
+    fn merge_vim_connections(&self, instance: &mut Value, requested: &Value) {
+        // Any object reads as a VimMember; anything else is left as it is.
+        if !instance.is_object() {
+            return;
+        }
+        let Ok(mut document) = VimMember::deserialize(std::mem::take(instance)) else { return };
+        self.merge_vim_connection_info(&mut document.vim_connection_info, requested);
+        *instance = serde_json::to_value(document).unwrap_or_default();
+    }
+}
+
+/// A document's `vimConnectionInfo` and, untouched, everything else (VnfInstance, an LCM
+/// request, VnfInfoModifications).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VimMember {
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub vim_connection_info: Option<Value>,
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+/// The `id` of a v1 VimConnectionInfo entry (null without one).
+pub fn entry_id(entry: &Value) -> Value {
+    #[derive(Deserialize, Default)]
+    struct Identified {
+        #[serde(default)]
+        id: Value,
+    }
+    Identified::deserialize(entry).unwrap_or_default().id
 }
 
 /// SOL003 v2.6.1: `vimConnectionInfo` is an array of VimConnectionInfo with `id`.
@@ -48,14 +82,16 @@ impl LcmShapes for V1Shapes {
     }
 
     /// Entries replace the instance's entry with the same `id`, others are appended.
-    fn merge_vim_connections(&self, instance: &mut Value, requested: &Value) {
+    fn merge_vim_connection_info(&self, current: &mut Option<Value>, requested: &Value) {
         let Some(requested) = requested.as_array() else { return };
-        if !instance["vimConnectionInfo"].is_array() {
-            instance["vimConnectionInfo"] = Value::Array(Vec::new());
+        let current = current.get_or_insert(Value::Null);
+        if !current.is_array() {
+            *current = Value::Array(Vec::new());
         }
-        if let Some(current) = instance["vimConnectionInfo"].as_array_mut() {
+        if let Some(current) = current.as_array_mut() {
             for entry in requested {
-                match current.iter_mut().find(|existing| existing["id"] == entry["id"]) {
+                let id = entry_id(entry);
+                match current.iter_mut().find(|existing| entry_id(existing) == id) {
                     Some(existing) => *existing = entry.clone(),
                     None => current.push(entry.clone()),
                 }
@@ -83,11 +119,9 @@ impl LcmShapes for V2Shapes {
     }
 
     /// Map entries merge by key (JSON Merge Patch, a `null` entry removes a connection).
-    fn merge_vim_connections(&self, instance: &mut Value, requested: &Value) {
+    fn merge_vim_connection_info(&self, current: &mut Option<Value>, requested: &Value) {
         if requested.is_object() {
-            merge_patch(&mut instance["vimConnectionInfo"], requested);
+            merge_patch(current.get_or_insert(Value::Null), requested);
         }
     }
 }
-
-use serde::Deserialize as _;
