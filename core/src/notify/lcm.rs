@@ -137,7 +137,7 @@ impl Notice for Facts<'_> {
             (Event::OpOcc { status, .. }, Some(op)) => {
                 let op_occ_id = op.id.as_deref().unwrap_or_default();
                 lcm_links.vnf_lcm_op_occ = Some(href(&links.op_occ(major, op_occ_id)));
-                op_occ_notification(head, lcm_links, instance_id, op, *status, subscription.verbosity != "SHORT")
+                op_occ_notification(head, lcm_links, instance_id, op, status, subscription.verbosity != "SHORT")
             }
             _ => document(&IdentifierNotification { head, vnf_instance_id: instance_id, links: lcm_links }),
         };

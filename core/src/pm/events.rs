@@ -161,7 +161,7 @@ impl<'a> Pass<'a> {
         Self { links, now, now_text: solgate_db::repo::to_text(now), outcome: Outcome::default(), refused: Vec::new() }
     }
 
-    fn refuse(&mut self, index: usize, what: String) {
+    fn refuse(&mut self, index: usize, what: &str) {
         self.refused.push(format!("/alerts/{index}: {what}"));
     }
 
@@ -246,17 +246,16 @@ fn entries<'j>(
     let now = pass.now;
     let mut entries: Vec<ReportEntry<'j>> = Vec::new();
     for &Reading { index, object, sub, metric: metric_name, value } in readings {
-        let refusal = if !job.object_instance_ids.iter().any(|id| id == object) {
-            Some(format!("does not measure VNF instance {object}"))
-        } else if let Some(sub) = sub.filter(|sub| !job.sub_object_instance_ids.iter().any(|id| id == sub)) {
-            Some(format!("does not measure sub-object {sub}"))
+        let refusal = if job.object_instance_ids.iter().any(|id| id == object) {
+            sub.filter(|sub| !job.sub_object_instance_ids.iter().any(|id| id == sub))
+                .map(|sub| format!("does not measure sub-object {sub}"))
         } else {
-            None
+            Some(format!("does not measure VNF instance {object}"))
         };
         let metric = metrics.iter().find(|metric| metric.name == metric_name);
         let refusal = refusal.or_else(|| metric.is_none().then(|| format!("does not measure {metric_name}")));
         if let Some(what) = refusal {
-            pass.refuse(index, format!("PM job {} {what}", job.id));
+            pass.refuse(index, &format!("PM job {} {what}", job.id));
             continue;
         }
         let Some(metric) = metric else { continue };
@@ -409,14 +408,14 @@ fn cross(
     let found =
         if vnfpm::lock_threshold(conn, threshold_id)? { vnfpm::find_threshold(conn, threshold_id)? } else { None };
     let Some(mut record) = found else {
-        pass.refuse(reading.index, format!("names no threshold {threshold_id}"));
+        pass.refuse(reading.index, &format!("names no threshold {threshold_id}"));
         return Ok(());
     };
     let threshold = Threshold::of(&record);
     let metric = criteria::check_pm_threshold(&threshold).ok().map(|(_, metric)| metric);
     let metric = metric.filter(|metric| metric.name == reading.metric);
     if let Some(why) = unwatched(&threshold, &reading, metric.as_ref()) {
-        pass.refuse(reading.index, why);
+        pass.refuse(reading.index, &why);
         return Ok(());
     }
     let Some(metric) = metric else { return Ok(()) };
