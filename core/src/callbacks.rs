@@ -9,28 +9,16 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, StatusCode};
+use serde::Deserialize;
 use serde_json::Value;
 use sha2::Digest;
 use solgate_schemas::{Api, Registry, VersionEntry};
 
 use crate::CoreError;
 use crate::egress::Outbound;
+pub use crate::egress::Refused;
 use crate::notify;
 use crate::settings::NotificationSettings;
-
-/// Why a subscription request cannot be accepted as it stands: the status the API
-/// answers and a detail for the client (causes go to the log, never to the client).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
-    pub status: u16,
-    pub detail: String,
-}
-
-impl Refused {
-    pub fn new(status: u16, detail: impl Into<String>) -> Self {
-        Self { status, detail: detail.into() }
-    }
-}
 
 /// The credentials solgate sends to a callback (SOL013 clause 8.3.4 SubscriptionAuthentication).
 #[derive(Clone, PartialEq, Eq)]
@@ -89,6 +77,70 @@ impl std::fmt::Debug for CallbackAuth {
     }
 }
 
+/// SOL013 clause 8.3.4 SubscriptionAuthentication, as a subscription request gives it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct SubscriptionAuthentication {
+    auth_type: Vec<String>,
+    params_basic: Option<ParamsBasic>,
+    params_oauth2_client_credentials: Option<ParamsOauth2ClientCredentials>,
+    params_oauth2_client_cert: Option<ParamsOauth2ClientCert>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ParamsBasic {
+    user_name: Option<String>,
+    password: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ParamsOauth2ClientCredentials {
+    client_id: Option<String>,
+    client_password: Option<String>,
+    token_endpoint: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ParamsOauth2ClientCert {
+    client_id: Option<String>,
+    certificate_ref: CertificateRef,
+    token_endpoint: Option<String>,
+}
+
+/// SOL013 V3.5.1 paramsOauth2ClientCert.certificateRef: which certificate the client means.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CertificateRef {
+    #[serde(rename = "type")]
+    kind: String,
+    value: String,
+}
+
+/// The parameters of the chosen `authType`: required (no out-of-band provisioning).
+fn specified<'a, T>(params: Option<&'a T>, name: &str) -> Result<&'a T, Refused> {
+    params.ok_or_else(|| Refused::new(400, format!("{name} must be specified.")))
+}
+
+/// A required, non-empty member `key` of the parameters `name`.
+fn text(given: Option<&String>, name: &str, key: &str) -> Result<String, Refused> {
+    given
+        .filter(|text| !text.is_empty())
+        .cloned()
+        .ok_or_else(|| Refused::new(400, format!("{name}.{key} must be specified.")))
+}
+
+/// The answer of a token endpoint (RFC 6749 clause 5.1), read leniently: members of
+/// another type count as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TokenAnswer {
+    access_token: Option<Value>,
+    expires_in: Option<Value>,
+}
+
 /// solgate's client certificate for `TLS_CERT` and `OAUTH2_CLIENT_CERT` subscriptions:
 /// a client that presents it, and its thumbprints for `certificateRef`.
 struct ClientCertificate {
@@ -141,9 +193,8 @@ impl ClientCertificate {
 
     /// Whether a `certificateRef` names this certificate: type `x5t#S256` with the
     /// base64url thumbprint, or `sha256` with the hex fingerprint (colons allowed).
-    fn check_reference(&self, reference: &Value) -> Result<(), Refused> {
-        let kind = reference["type"].as_str().unwrap_or_default();
-        let value = reference["value"].as_str().unwrap_or_default();
+    fn check_reference(&self, reference: &CertificateRef) -> Result<(), Refused> {
+        let (kind, value) = (reference.kind.as_str(), reference.value.as_str());
         let matches = match kind.to_ascii_lowercase().as_str() {
             "x5t#s256" => value == self.x5t_s256,
             "sha256" | "sha-256" => value.replace(':', "").eq_ignore_ascii_case(&self.sha256_hex),
@@ -255,43 +306,34 @@ impl Callbacks {
         let Some(authentication) = authentication.filter(|value| !value.is_null()) else {
             return Ok(CallbackAuth::NONE);
         };
-        let types: Vec<&str> =
-            authentication["authType"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let params = |name: &str| -> Result<&Value, Refused> {
-            let params = &authentication[name];
-            if params.is_object() { Ok(params) } else { Err(Refused::new(400, format!("{name} must be specified."))) }
-        };
-        let text = |params: &Value, key: &str, name: &str| -> Result<String, Refused> {
-            params[key]
-                .as_str()
-                .filter(|text| !text.is_empty())
-                .map(str::to_owned)
-                .ok_or_else(|| Refused::new(400, format!("{name}.{key} must be specified.")))
-        };
+        let given = SubscriptionAuthentication::deserialize(authentication)
+            .map_err(|error| Refused::new(400, format!("authentication is not readable: {error}.")))?;
+        let types: Vec<&str> = given.auth_type.iter().map(String::as_str).collect();
         let policy = self.outbound.policy();
         let credentials = if types.contains(&"OAUTH2_CLIENT_CERT") {
             let name = "paramsOauth2ClientCert";
-            let given = params(name)?;
-            let token_endpoint = text(given, "tokenEndpoint", name)?;
+            let params = specified(given.params_oauth2_client_cert.as_ref(), name)?;
+            let token_endpoint = text(params.token_endpoint.as_ref(), name, "tokenEndpoint")?;
             policy.check_uri(&format!("{name}.tokenEndpoint"), &token_endpoint)?;
-            let client_id = text(given, "clientId", name)?;
-            self.certificate("OAUTH2_CLIENT_CERT")?.check_reference(&given["certificateRef"])?;
+            let client_id = text(params.client_id.as_ref(), name, "clientId")?;
+            self.certificate("OAUTH2_CLIENT_CERT")?.check_reference(&params.certificate_ref)?;
             CallbackCredentials::OAuth2ClientCert { token_endpoint, client_id }
         } else if types.contains(&"OAUTH2_CLIENT_CREDENTIALS") {
             let name = "paramsOauth2ClientCredentials";
-            let given = params(name)?;
-            let token_endpoint = text(given, "tokenEndpoint", name)?;
+            let params = specified(given.params_oauth2_client_credentials.as_ref(), name)?;
+            let token_endpoint = text(params.token_endpoint.as_ref(), name, "tokenEndpoint")?;
             policy.check_uri(&format!("{name}.tokenEndpoint"), &token_endpoint)?;
             CallbackCredentials::OAuth2ClientCredentials {
                 token_endpoint,
-                client_id: text(given, "clientId", name)?,
-                client_password: text(given, "clientPassword", name)?,
+                client_id: text(params.client_id.as_ref(), name, "clientId")?,
+                client_password: text(params.client_password.as_ref(), name, "clientPassword")?,
             }
         } else if types.contains(&"BASIC") {
-            let given = params("paramsBasic")?;
+            let name = "paramsBasic";
+            let params = specified(given.params_basic.as_ref(), name)?;
             CallbackCredentials::Basic {
-                user_name: text(given, "userName", "paramsBasic")?,
-                password: text(given, "password", "paramsBasic")?,
+                user_name: text(params.user_name.as_ref(), name, "userName")?,
+                password: text(params.password.as_ref(), name, "password")?,
             }
         } else if types.contains(&"TLS_CERT") {
             CallbackCredentials::None
@@ -480,14 +522,18 @@ impl Callbacks {
             return Err(no_token(format!("answered HTTP {}", status.as_u16())));
         }
         let answer: Value = response.json().await.map_err(|error| no_token(format!("unreadable answer: {error}")))?;
-        let token = answer["access_token"]
-            .as_str()
+        // Any JSON answer is read; one without the members has no token.
+        let answer = TokenAnswer::deserialize(&answer).unwrap_or_default();
+        let token = answer
+            .access_token
+            .as_ref()
+            .and_then(Value::as_str)
             .filter(|token| !token.is_empty())
             .ok_or_else(|| no_token("the answer has no access_token".into()))?
             .to_owned();
         // RFC 6749 clause 5.1: expires_in is RECOMMENDED; without it the token is kept for
         // an hour (a 401 renews it earlier).
-        let lifetime = answer["expires_in"].as_u64().unwrap_or(3600);
+        let lifetime = answer.expires_in.as_ref().and_then(Value::as_u64).unwrap_or(3600);
         let usable = lifetime.saturating_sub(self.settings.token_refresh_margin_secs);
         let renew_at = Instant::now() + Duration::from_secs(usable);
         self.tokens

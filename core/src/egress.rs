@@ -18,8 +18,23 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::Url;
 
 use crate::CoreError;
-use crate::callbacks::Refused;
 use crate::settings::{EgressSettings, TlsSettings};
+
+/// Why a request cannot be accepted as it stands (a callback URI, a token endpoint, a
+/// package address, a subscription's authentication): the status the API answers and a
+/// detail for the client (causes go to the log, never to the client). Here, below
+/// [`crate::callbacks`], because the egress checks refuse with it too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub status: u16,
+    pub detail: String,
+}
+
+impl Refused {
+    pub fn new(status: u16, detail: impl Into<String>) -> Self {
+        Self { status, detail: detail.into() }
+    }
+}
 
 /// One network of `[egress] allow_networks` / `deny_networks`: `ADDRESS/PREFIX` or an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

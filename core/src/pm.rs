@@ -12,15 +12,19 @@
 
 pub mod criteria;
 pub mod events;
+pub mod records;
 pub mod rules;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Value, json};
 use solgate_db::repo::notifications;
 use solgate_db::repo::vnfpm::{self, PmRecord};
 use solgate_db::{AnyConnection, DbResult};
 
+use self::records::{PmJob, Threshold};
 use crate::PRIVATE_KEY;
 use crate::links::{Links, href};
+use crate::notify::outbox::{Head, document};
 
 /// The only major of the PM API.
 pub const MAJOR: u64 = 2;
@@ -46,92 +50,105 @@ pub fn set_private(body: &mut Value, key: &str, value: Value) {
     }
 }
 
+/// PmJob `reports` as clients see them (clause 6.5.2.7).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ShownReport<'a> {
+    href: String,
+    ready_time: &'a str,
+}
+
 /// A PmJob as clients see it, without `_links`: the stored document with its `reports`
 /// (href and readyTime of each report kept), private parts removed.
 pub fn job_document(links: &Links, record: &PmRecord) -> Value {
-    let mut document = crate::without_private(record.body.clone());
-    let reports: Vec<Value> = record.body[PRIVATE_KEY][REPORTS_KEY]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|report| {
-            json!({
-                "href": links.pm_report(&record.id, report["id"].as_str().unwrap_or_default()),
-                "readyTime": report["readyTime"],
-            })
-        })
+    let job = PmJob::of(record);
+    let mut shown = crate::without_private(record.body.clone());
+    let reports: Vec<ShownReport<'_>> = job
+        .private
+        .reports
+        .iter()
+        .map(|report| ShownReport { href: links.pm_report(&record.id, &report.id), ready_time: &report.ready_time })
         .collect();
     if !reports.is_empty()
-        && let Value::Object(map) = &mut document
+        && let Value::Object(map) = &mut shown
     {
-        map.insert("reports".into(), Value::Array(reports));
+        map.insert("reports".into(), document(&reports));
     }
-    document
+    shown
+}
+
+/// PmJob `_links` (clause 6.5.2.7) and Threshold `_links` (clause 6.5.2.9).
+#[derive(Debug, Serialize)]
+struct PmLinks {
+    #[serde(rename = "self")]
+    itself: Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    objects: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    object: Option<Value>,
 }
 
 /// PmJob `_links`: itself and the VNF instances it measures (SOL003 clause 6.5.2.7).
 pub fn job_links(links: &Links, record: &PmRecord) -> Value {
-    let objects: Vec<Value> = record.body["objectInstanceIds"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|id| href(&links.instance(MAJOR, id)))
-        .collect();
-    let mut map = Map::new();
-    map.insert("self".into(), href(&links.pm_job(&record.id)));
-    if !objects.is_empty() {
-        map.insert("objects".into(), Value::Array(objects));
-    }
-    Value::Object(map)
+    let job = PmJob::of(record);
+    let objects = job.object_instance_ids.iter().map(|id| href(&links.instance(MAJOR, id))).collect();
+    document(&PmLinks { itself: href(&links.pm_job(&record.id)), objects, object: None })
 }
 
 /// Threshold `_links`: itself and the VNF instance it watches (clause 6.5.2.9).
 pub fn threshold_links(links: &Links, record: &PmRecord) -> Value {
-    let mut map = Map::new();
-    map.insert("self".into(), href(&links.threshold(&record.id)));
-    if let Some(instance) = record.body["objectInstanceId"].as_str() {
-        map.insert("object".into(), href(&links.instance(MAJOR, instance)));
-    }
-    Value::Object(map)
+    let threshold = Threshold::of(record);
+    let object = threshold.object_instance_id.map(|instance| href(&links.instance(MAJOR, &instance)));
+    document(&PmLinks { itself: href(&links.threshold(&record.id)), objects: Vec::new(), object })
 }
 
-/// A notification's `timeStamp`: SOL013 DateTime, seconds as clients (and Tacker) show them.
-fn time_stamp(now: &str) -> String {
-    crate::notify::time_stamp(now)
+/// PerformanceInformationAvailableNotification (clause 6.5.2.5).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PerformanceInformationAvailableNotification<'a> {
+    #[serde(flatten)]
+    head: Head,
+    pm_job_id: &'a str,
+    object_type: &'a Option<String>,
+    object_instance_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sub_object_instance_ids: Option<&'a [String]>,
+    #[serde(rename = "_links")]
+    links: ReportLinks,
 }
 
-/// PerformanceInformationAvailableNotification (clause 6.5.2.5) of a new report, one per
-/// measured object instance it reports on (as Tacker sends them). `subObjectInstanceIds`
-/// only when the job measures a subset of sub-objects (the clause: absent otherwise).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportLinks {
+    object_instance: Value,
+    pm_job: Value,
+    performance_report: Value,
+}
+
+/// PerformanceInformationAvailableNotification of a new report, one per measured object
+/// instance it reports on (as Tacker sends them). `subObjectInstanceIds` only when the job
+/// measures a subset of sub-objects (the clause: absent otherwise).
 pub fn report_notification(
     links: &Links,
-    job: &PmRecord,
+    job: &PmJob,
     report_id: &str,
     object_instance: &str,
     sub_objects: &[String],
     now: &str,
 ) -> Value {
-    let mut body = Map::new();
-    body.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
-    body.insert("notificationType".into(), json!(PERFORMANCE_INFORMATION_AVAILABLE));
-    body.insert("timeStamp".into(), json!(time_stamp(now)));
-    body.insert("pmJobId".into(), json!(job.id));
-    body.insert("objectType".into(), job.body["objectType"].clone());
-    body.insert("objectInstanceId".into(), json!(object_instance));
-    let measured_subset = job.body["subObjectInstanceIds"].as_array().is_some_and(|ids| !ids.is_empty());
-    if measured_subset && !sub_objects.is_empty() {
-        body.insert("subObjectInstanceIds".into(), json!(sub_objects));
-    }
-    body.insert(
-        "_links".into(),
-        json!({
-            "objectInstance": href(&links.instance(MAJOR, object_instance)),
-            "pmJob": href(&links.pm_job(&job.id)),
-            "performanceReport": href(&links.pm_report(&job.id, report_id)),
-        }),
-    );
-    Value::Object(body)
+    let measured_subset = !job.sub_object_instance_ids.is_empty();
+    document(&PerformanceInformationAvailableNotification {
+        head: Head::new(PERFORMANCE_INFORMATION_AVAILABLE, None, now),
+        pm_job_id: &job.id,
+        object_type: &job.object_type,
+        object_instance_id: object_instance,
+        sub_object_instance_ids: (measured_subset && !sub_objects.is_empty()).then_some(sub_objects),
+        links: ReportLinks {
+            object_instance: href(&links.instance(MAJOR, object_instance)),
+            pm_job: href(&links.pm_job(&job.id)),
+            performance_report: href(&links.pm_report(&job.id, report_id)),
+        },
+    })
 }
 
 /// What a threshold crossing reports.
@@ -144,29 +161,47 @@ pub struct Crossing {
 }
 
 /// ThresholdCrossedNotification (clause 6.5.2.4).
-pub fn crossing_notification(links: &Links, threshold: &PmRecord, crossing: &Crossing, now: &str) -> Value {
-    let instance = threshold.body["objectInstanceId"].as_str().unwrap_or_default();
-    let mut body = Map::new();
-    body.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
-    body.insert("notificationType".into(), json!(THRESHOLD_CROSSED));
-    body.insert("timeStamp".into(), json!(time_stamp(now)));
-    body.insert("thresholdId".into(), json!(threshold.id));
-    body.insert("crossingDirection".into(), json!(crossing.direction));
-    body.insert("objectType".into(), threshold.body["objectType"].clone());
-    body.insert("objectInstanceId".into(), json!(instance));
-    if let Some(sub) = &crossing.sub_object {
-        body.insert("subObjectInstanceId".into(), json!(sub));
-    }
-    body.insert("performanceMetric".into(), json!(crossing.metric));
-    body.insert("performanceValue".into(), crossing.value.clone());
-    body.insert(
-        "_links".into(),
-        json!({
-            "objectInstance": href(&links.instance(MAJOR, instance)),
-            "threshold": href(&links.threshold(&threshold.id)),
-        }),
-    );
-    Value::Object(body)
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ThresholdCrossedNotification<'a> {
+    #[serde(flatten)]
+    head: Head,
+    threshold_id: &'a str,
+    crossing_direction: &'static str,
+    object_type: &'a Option<String>,
+    object_instance_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sub_object_instance_id: Option<&'a str>,
+    performance_metric: &'a str,
+    performance_value: &'a Value,
+    #[serde(rename = "_links")]
+    links: CrossingLinks,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CrossingLinks {
+    object_instance: Value,
+    threshold: Value,
+}
+
+/// ThresholdCrossedNotification of a crossing.
+pub fn crossing_notification(links: &Links, threshold: &Threshold, crossing: &Crossing, now: &str) -> Value {
+    let instance = threshold.object_instance_id.as_deref().unwrap_or_default();
+    document(&ThresholdCrossedNotification {
+        head: Head::new(THRESHOLD_CROSSED, None, now),
+        threshold_id: &threshold.id,
+        crossing_direction: crossing.direction,
+        object_type: &threshold.object_type,
+        object_instance_id: instance,
+        sub_object_instance_id: crossing.sub_object.as_deref(),
+        performance_metric: &crossing.metric,
+        performance_value: &crossing.value,
+        links: CrossingLinks {
+            object_instance: href(&links.instance(MAJOR, instance)),
+            threshold: href(&links.threshold(&threshold.id)),
+        },
+    })
 }
 
 /// Queues a notification for a PM job or threshold (its id is the "subscription" of the
@@ -214,19 +249,26 @@ mod tests {
     fn notifications_carry_their_links() {
         let links = Links::new("http://vnfm");
         let job = record(json!({"objectType": "Vnfc", "subObjectInstanceIds": ["c1"]}));
-        let body = report_notification(&links, &job, "r1", "i1", &["c1".to_owned()], "2026-11-26T10:00:00.123456Z");
+        let body = report_notification(
+            &links,
+            &PmJob::of(&job),
+            "r1",
+            "i1",
+            &["c1".to_owned()],
+            "2026-11-26T10:00:00.123456Z",
+        );
         assert_eq!(body["timeStamp"], "2026-11-26T10:00:00Z");
         assert_eq!(body["subObjectInstanceIds"], json!(["c1"]));
         assert_eq!(body["_links"]["performanceReport"]["href"], "http://vnfm/vnfpm/v2/pm_jobs/j1/reports/r1");
         let whole = record(json!({"objectType": "Vnf"}));
         assert!(
-            report_notification(&links, &whole, "r1", "i1", &["c1".to_owned()], "x")
+            report_notification(&links, &PmJob::of(&whole), "r1", "i1", &["c1".to_owned()], "x")
                 .get("subObjectInstanceIds")
                 .is_none()
         );
         let threshold = record(json!({"objectType": "Vnf", "objectInstanceId": "i1"}));
         let crossing = Crossing { direction: "UP", sub_object: None, metric: "m".into(), value: json!(0.9) };
-        let body = crossing_notification(&links, &threshold, &crossing, "x");
+        let body = crossing_notification(&links, &Threshold::of(&threshold), &crossing, "x");
         assert_eq!((&body["crossingDirection"], &body["performanceValue"]), (&json!("UP"), &json!(0.9)));
         assert_eq!(body["_links"]["threshold"]["href"], "http://vnfm/vnfpm/v2/thresholds/j1");
         assert!(body.get("subObjectInstanceId").is_none());

@@ -6,12 +6,13 @@
 //! AlarmListRebuiltNotification is defined (vnffm 1.3.0) but never sent: solgate's alarm list
 //! lives in its database and is never rebuilt.
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use solgate_db::repo::fm_subscriptions::{self, API, FmSubscriptionRecord};
-use solgate_db::repo::notifications;
 use solgate_db::{AnyConnection, DbResult};
 
-use super::{instance_filter_matches, one_of, time_stamp, wake};
+use super::filter::{InstanceFilter, VnfIdentity, one_of, read_filter};
+use super::outbox::{self, Head, Notice, Outbox, document};
 use crate::links::{Links, href};
 
 pub const ALARM_NOTIFICATION: &str = "AlarmNotification";
@@ -51,69 +52,147 @@ impl FmEvent<'_> {
     }
 }
 
+/// What filters and notifications read of an Alarm (SOL003 clause 7.5.2.4).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct AlarmFacts {
+    id: Option<String>,
+    perceived_severity: Option<String>,
+    event_type: Option<String>,
+    probable_cause: Option<String>,
+    alarm_cleared_time: Option<Value>,
+    root_cause_faulty_resource: Option<FaultyResourceInfo>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct FaultyResourceInfo {
+    faulty_resource_type: Option<String>,
+}
+
+/// A subscription's FmNotificationsFilter (clause 7.5.3.2).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct FmFilter {
+    vnf_instance_subscription_filter: InstanceFilter,
+    notification_types: Vec<String>,
+    faulty_resource_types: Vec<String>,
+    perceived_severities: Vec<String>,
+    event_types: Vec<String>,
+    probable_causes: Vec<String>,
+}
+
+/// An event with what filters and notifications read of it, read once.
+struct Facts<'e> {
+    event: &'e FmEvent<'e>,
+    alarm: AlarmFacts,
+    instance: VnfIdentity,
+}
+
+impl<'e> Facts<'e> {
+    fn of(event: &'e FmEvent<'e>) -> Self {
+        let alarm = AlarmFacts::deserialize(event.alarm()).unwrap_or_default();
+        Self { event, alarm, instance: VnfIdentity::of(event.instance()) }
+    }
+}
+
+impl Notice for Facts<'_> {
+    type Subscription = FmSubscriptionRecord;
+    type Filter = FmFilter;
+
+    fn outbox(&self) -> Outbox {
+        Outbox { api: API, major: MAJOR }
+    }
+
+    fn selected_by(&self, filter: &FmFilter) -> bool {
+        let alarm = &self.alarm;
+        let faulty_type = alarm.root_cause_faulty_resource.as_ref().and_then(|root| root.faulty_resource_type.as_ref());
+        filter.vnf_instance_subscription_filter.matches(&self.instance)
+            && one_of(&filter.notification_types, Some(&self.event.notification_type().to_owned()))
+            && one_of(&filter.faulty_resource_types, faulty_type)
+            && one_of(&filter.perceived_severities, alarm.perceived_severity.as_ref())
+            && one_of(&filter.event_types, alarm.event_type.as_ref())
+            && one_of(&filter.probable_causes, alarm.probable_cause.as_ref())
+    }
+
+    fn notification(&self, links: &Links, subscription: &FmSubscriptionRecord, now: &str) -> Value {
+        let head = Head::new(self.event.notification_type(), Some(subscription.id.as_str()), now);
+        let subscription_link = href(&links.fm_subscription(&subscription.id));
+        match self.event {
+            FmEvent::Raised { .. } => document(&AlarmNotification {
+                head,
+                alarm: self.event.alarm(),
+                links: FmLinks { subscription: subscription_link, alarm: None },
+            }),
+            FmEvent::Cleared { .. } => {
+                let id = self.alarm.id.as_deref().unwrap_or_default();
+                document(&AlarmClearedNotification {
+                    head,
+                    alarm_id: id,
+                    alarm_cleared_time: &self.alarm.alarm_cleared_time,
+                    links: FmLinks { subscription: subscription_link, alarm: Some(href(&links.alarm(id))) },
+                })
+            }
+        }
+    }
+}
+
 /// Does a subscription's `filter` (FmNotificationsFilter) select the event? Every attribute
 /// present must match, an absent or empty list matches everything (clause 7.5.3.2). An alarm
 /// without `rootCauseFaultyResource` has no faulty resource type, so a `faultyResourceTypes`
 /// list never selects it (Tacker lets such alarms through every `faultyResourceTypes` filter).
 pub fn matches(filter: &Value, event: &FmEvent<'_>) -> bool {
-    if filter.is_null() {
-        return true;
-    }
-    let alarm = event.alarm();
-    instance_filter_matches(&filter["vnfInstanceSubscriptionFilter"], event.instance())
-        && one_of(&filter["notificationTypes"], &json!(event.notification_type()))
-        && one_of(&filter["faultyResourceTypes"], &alarm["rootCauseFaultyResource"]["faultyResourceType"])
-        && one_of(&filter["perceivedSeverities"], &alarm["perceivedSeverity"])
-        && one_of(&filter["eventTypes"], &alarm["eventType"])
-        && one_of(&filter["probableCauses"], &alarm["probableCause"])
+    read_filter::<FmFilter>(filter).is_some_and(|filter| Facts::of(event).selected_by(&filter))
+}
+
+/// AlarmNotification (clause 7.5.2.5).
+#[derive(Debug, Serialize)]
+struct AlarmNotification<'a> {
+    #[serde(flatten)]
+    head: Head,
+    alarm: &'a Value,
+    #[serde(rename = "_links")]
+    links: FmLinks,
+}
+
+/// AlarmClearedNotification (clause 7.5.2.6).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AlarmClearedNotification<'a> {
+    #[serde(flatten)]
+    head: Head,
+    alarm_id: &'a str,
+    alarm_cleared_time: &'a Option<Value>,
+    #[serde(rename = "_links")]
+    links: FmLinks,
+}
+
+/// FmNotificationsLinks / the links of AlarmClearedNotification.
+#[derive(Debug, Serialize)]
+struct FmLinks {
+    subscription: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alarm: Option<Value>,
 }
 
 /// The notification one subscription receives. Its `id` is fixed here, so every attempt to
 /// deliver it carries the same id.
 pub fn build(links: &Links, subscription: &FmSubscriptionRecord, event: &FmEvent<'_>, now: &str) -> Value {
-    let alarm = event.alarm();
-    let mut body = Map::new();
-    body.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
-    body.insert("notificationType".into(), json!(event.notification_type()));
-    body.insert("subscriptionId".into(), json!(subscription.id));
-    body.insert("timeStamp".into(), json!(time_stamp(now)));
-    let subscription_link = href(&links.fm_subscription(&subscription.id));
-    match event {
-        FmEvent::Raised { .. } => {
-            body.insert("alarm".into(), alarm.clone());
-            body.insert("_links".into(), json!({ "subscription": subscription_link }));
-        }
-        FmEvent::Cleared { .. } => {
-            let id = alarm["id"].as_str().unwrap_or_default();
-            body.insert("alarmId".into(), json!(id));
-            body.insert("alarmClearedTime".into(), alarm["alarmClearedTime"].clone());
-            body.insert("_links".into(), json!({ "subscription": subscription_link, "alarm": href(&links.alarm(id)) }));
-        }
-    }
-    Value::Object(body)
+    Facts::of(event).notification(links, subscription, now)
 }
 
 /// Writes one outbox row per matching FM subscription that hears `project` (the alarm's, which
 /// is its instance's; [`crate::tenancy::hears`]). Call inside the transaction of the change.
 /// Returns how many were queued.
 pub fn enqueue(conn: &mut AnyConnection, links: &Links, project: &str, event: FmEvent<'_>) -> DbResult<usize> {
-    let now = crate::now();
-    let mut queued = 0;
-    for subscription in fm_subscriptions::all(conn)? {
-        if crate::tenancy::hears(&subscription.project, project) && matches(&subscription.body["filter"], &event) {
-            let body = build(links, &subscription, &event, &now);
-            notifications::enqueue_for(conn, API, &subscription.id, MAJOR, &body)?;
-            queued += 1;
-        }
-    }
-    if queued > 0 {
-        wake();
-    }
-    Ok(queued)
+    let subscriptions = fm_subscriptions::all(conn)?;
+    outbox::enqueue(conn, links, project, &Facts::of(&event), &subscriptions)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn alarm() -> Value {

@@ -8,12 +8,13 @@
 //! `operationalState` and deletion only (the `usageState` filter attribute selects by the
 //! package's usage state when such an event happens).
 
-use serde_json::{Map, Value, json};
-use solgate_db::repo::notifications;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use solgate_db::repo::pkgm_subscriptions::{self, API, PkgmSubscriptionRecord};
 use solgate_db::{AnyConnection, DbResult};
 
-use super::{one_of, products_match, time_stamp, wake};
+use super::filter::{ProviderFilter, VnfIdentity, one_of, products_match, read_filter};
+use super::outbox::{self, Head, Notice, Outbox, document};
 use crate::links::{Links, href};
 
 pub const ONBOARDING_NOTIFICATION: &str = "VnfPackageOnboardingNotification";
@@ -60,71 +61,126 @@ impl PkgEvent<'_> {
     }
 }
 
+/// What filters and notifications read of a VnfPkgInfo (SOL005 clause 9.5.2.5).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PackageFacts {
+    #[serde(flatten)]
+    identity: VnfIdentity,
+    operational_state: Option<String>,
+    usage_state: Option<String>,
+}
+
+/// A subscription's PkgmNotificationsFilter (clause 9.5.3.4).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PkgmFilter {
+    notification_types: Vec<String>,
+    vnf_products_from_providers: Vec<ProviderFilter>,
+    vnfd_id: Vec<String>,
+    vnf_pkg_id: Vec<String>,
+    operational_state: Vec<String>,
+    usage_state: Vec<String>,
+}
+
+/// An event with what filters and notifications read of it, read once.
+struct Facts<'e> {
+    event: &'e PkgEvent<'e>,
+    package: PackageFacts,
+}
+
+impl<'e> Facts<'e> {
+    fn of(event: &'e PkgEvent<'e>) -> Self {
+        Self { event, package: PackageFacts::deserialize(event.package()).unwrap_or_default() }
+    }
+}
+
+impl Notice for Facts<'_> {
+    type Subscription = PkgmSubscriptionRecord;
+    type Filter = PkgmFilter;
+
+    fn outbox(&self) -> Outbox {
+        Outbox { api: API, major: MAJOR }
+    }
+
+    fn selected_by(&self, filter: &PkgmFilter) -> bool {
+        let package = &self.package;
+        one_of(&filter.notification_types, Some(&self.event.notification_type().to_owned()))
+            && products_match(&filter.vnf_products_from_providers, &package.identity)
+            && one_of(&filter.vnfd_id, package.identity.vnfd_id.as_ref())
+            && one_of(&filter.vnf_pkg_id, package.identity.id.as_ref())
+            && one_of(&filter.operational_state, package.operational_state.as_ref())
+            && one_of(&filter.usage_state, package.usage_state.as_ref())
+    }
+
+    fn notification(&self, links: &Links, subscription: &PkgmSubscriptionRecord, now: &str) -> Value {
+        let package = &self.package;
+        let package_id = package.identity.id.as_deref().unwrap_or_default();
+        let state_changed = matches!(self.event, PkgEvent::OperationalStateChanged { .. });
+        document(&PkgmNotification {
+            head: Head::new(self.event.notification_type(), Some(subscription.id.as_str()), now),
+            vnf_pkg_id: package_id,
+            vnfd_id: &package.identity.vnfd_id,
+            change_type: self.event.change_type(),
+            operational_state: state_changed.then_some(&package.operational_state),
+            links: PkgmLinks {
+                vnf_package: href(&links.package(package_id)),
+                subscription: href(&links.pkgm_subscription(&subscription.id)),
+            },
+        })
+    }
+}
+
 /// Does a subscription's `filter` (PkgmNotificationsFilter) select the event? Every
 /// attribute present must hold; an absent or empty list matches everything.
 pub fn matches(filter: &Value, event: &PkgEvent<'_>) -> bool {
-    if filter.is_null() {
-        return true;
-    }
-    let package = event.package();
-    one_of(&filter["notificationTypes"], &json!(event.notification_type()))
-        && products_match(&filter["vnfProductsFromProviders"], package)
-        && one_of(&filter["vnfdId"], &package["vnfdId"])
-        && one_of(&filter["vnfPkgId"], &package["id"])
-        && one_of(&filter["operationalState"], &package["operationalState"])
-        && one_of(&filter["usageState"], &package["usageState"])
+    read_filter::<PkgmFilter>(filter).is_some_and(|filter| Facts::of(event).selected_by(&filter))
+}
+
+/// VnfPackageOnboardingNotification (clause 9.5.2.8) and VnfPackageChangeNotification
+/// (clause 9.5.2.9).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PkgmNotification<'a> {
+    #[serde(flatten)]
+    head: Head,
+    vnf_pkg_id: &'a str,
+    vnfd_id: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change_type: Option<&'static str>,
+    /// Clause 9.5.2.9: present if changeType is OP_STATE_CHANGE, absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    operational_state: Option<&'a Option<String>>,
+    #[serde(rename = "_links")]
+    links: PkgmLinks,
+}
+
+/// PkgmLinks (clause 9.5.3.5).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PkgmLinks {
+    vnf_package: Value,
+    subscription: Value,
 }
 
 /// The notification one subscription receives. Its `id` is fixed here, so every attempt to
 /// deliver it carries the same id.
 pub fn build(links: &Links, subscription: &PkgmSubscriptionRecord, event: &PkgEvent<'_>, now: &str) -> Value {
-    let package = event.package();
-    let package_id = package["id"].as_str().unwrap_or_default();
-    let mut body = Map::new();
-    body.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
-    body.insert("notificationType".into(), json!(event.notification_type()));
-    body.insert("subscriptionId".into(), json!(subscription.id));
-    body.insert("timeStamp".into(), json!(time_stamp(now)));
-    body.insert("vnfPkgId".into(), json!(package_id));
-    body.insert("vnfdId".into(), package["vnfdId"].clone());
-    if let Some(change_type) = event.change_type() {
-        body.insert("changeType".into(), json!(change_type));
-    }
-    // Clause 9.5.2.9: present if changeType is OP_STATE_CHANGE, absent otherwise.
-    if let PkgEvent::OperationalStateChanged { .. } = event {
-        body.insert("operationalState".into(), package["operationalState"].clone());
-    }
-    body.insert(
-        "_links".into(),
-        json!({
-            "vnfPackage": href(&links.package(package_id)),
-            "subscription": href(&links.pkgm_subscription(&subscription.id)),
-        }),
-    );
-    Value::Object(body)
+    Facts::of(event).notification(links, subscription, now)
 }
 
 /// Writes one outbox row per matching package subscription that hears `project` (the
 /// package's; [`crate::tenancy::hears`]). Call inside the transaction of the change.
 /// Returns how many were queued.
 pub fn enqueue(conn: &mut AnyConnection, links: &Links, project: &str, event: PkgEvent<'_>) -> DbResult<usize> {
-    let now = crate::now();
-    let mut queued = 0;
-    for subscription in pkgm_subscriptions::all(conn)? {
-        if crate::tenancy::hears(&subscription.project, project) && matches(&subscription.body["filter"], &event) {
-            let body = build(links, &subscription, &event, &now);
-            notifications::enqueue_for(conn, API, &subscription.id, MAJOR, &body)?;
-            queued += 1;
-        }
-    }
-    if queued > 0 {
-        wake();
-    }
-    Ok(queued)
+    let subscriptions = pkgm_subscriptions::all(conn)?;
+    outbox::enqueue(conn, links, project, &Facts::of(&event), &subscriptions)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn package() -> Value {

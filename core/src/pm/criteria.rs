@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::records::{PmJob, Threshold};
 use crate::CoreError;
 
 /// A measured object type (IFA 027 clause 7.2, Tacker's `objectType` enumeration).
@@ -91,8 +92,8 @@ fn bad(detail: String) -> CoreError {
     CoreError::BadRequest(detail)
 }
 
-fn object_type(request: &Value) -> Result<ObjectType, CoreError> {
-    let given = request["objectType"].as_str().unwrap_or_default();
+fn object_type(given: Option<&str>) -> Result<ObjectType, CoreError> {
+    let given = given.unwrap_or_default();
     ObjectType::parse(given).ok_or_else(|| {
         let known: Vec<&str> = ObjectType::ALL.iter().map(|kind| kind.name()).collect();
         bad(format!("objectType {given:?} is not supported; use one of {}.", known.join(", ")))
@@ -137,32 +138,56 @@ fn metric(kind: ObjectType, name: &str, instances: &[&str], allow_suffix: bool) 
     }
 }
 
-fn strings(value: &Value) -> Vec<&str> {
-    value.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
-}
-
 /// The checks of a schema-valid CreatePmJobRequest that its schema cannot express (SOL003
 /// clauses 6.5.2.6 and 6.5.3.3, and Tacker's controller): the object type and metrics must be
 /// ones the plugin measures, `subObjectInstanceIds` needs exactly one object instance, at least
 /// one of `performanceMetric` and `performanceMetricGroup`, periods that make sense. Returns
 /// the metrics the job measures (groups decomposed), without duplicates.
 pub fn check_job(request: &Value) -> Result<(ObjectType, Vec<Metric>), CoreError> {
-    let kind = object_type(request)?;
-    let instances = strings(&request["objectInstanceIds"]);
+    check_pm_job(&PmJob::read(request)?)
+}
+
+/// [`check_job`] of a job already read.
+pub fn check_pm_job(job: &PmJob) -> Result<(ObjectType, Vec<Metric>), CoreError> {
+    let kind = object_type(job.object_type.as_deref())?;
+    let instances: Vec<&str> = job.object_instance_ids.iter().map(String::as_str).collect();
     if instances.is_empty() {
         return Err(bad("objectInstanceIds must name at least one VNF instance.".into()));
     }
-    if request.get("subObjectInstanceIds").is_some_and(|ids| ids.as_array().is_some_and(|ids| !ids.is_empty()))
-        && instances.len() != 1
-    {
+    if !job.sub_object_instance_ids.is_empty() && instances.len() != 1 {
         return Err(bad("With subObjectInstanceIds, objectInstanceIds must name exactly one VNF instance.".into()));
     }
-    let criteria = &request["criteria"];
-    let named = strings(&criteria["performanceMetric"]);
-    let groups = strings(&criteria["performanceMetricGroup"]);
-    if named.is_empty() && groups.is_empty() {
+    let criteria = &job.criteria;
+    if criteria.performance_metric.is_empty() && criteria.performance_metric_group.is_empty() {
         return Err(bad("criteria needs performanceMetric or performanceMetricGroup.".into()));
     }
+    let metrics = job_metrics(kind, &criteria.performance_metric, &criteria.performance_metric_group, &instances)?;
+    let collection = criteria.collection_period.unwrap_or_default();
+    let reporting = criteria.reporting_period.unwrap_or_default();
+    if collection == 0 {
+        return Err(bad("criteria.collectionPeriod must be at least 1 second.".into()));
+    }
+    // Note 1 of clause 6.5.3.3: the reporting period should be equal to or a multiple of it.
+    if reporting < collection {
+        return Err(bad(format!(
+            "criteria.reportingPeriod ({reporting} s) must not be shorter than collectionPeriod ({collection} s)."
+        )));
+    }
+    if let Some(boundary) = &criteria.reporting_boundary
+        && solgate_sol013::parse_datetime(boundary).is_none()
+    {
+        return Err(bad("criteria.reportingBoundary is not a date-time (RFC 3339).".into()));
+    }
+    Ok((kind, metrics))
+}
+
+/// The metrics `named` and the `groups` decomposed, each once.
+fn job_metrics(
+    kind: ObjectType,
+    named: &[String],
+    groups: &[String],
+    instances: &[&str],
+) -> Result<Vec<Metric>, CoreError> {
     let mut metrics: Vec<Metric> = Vec::new();
     let mut add = |found: Metric| {
         if !metrics.iter().any(|known| known.name == found.name) {
@@ -170,7 +195,7 @@ pub fn check_job(request: &Value) -> Result<(ObjectType, Vec<Metric>), CoreError
         }
     };
     for name in named {
-        add(metric(kind, name, &instances, true)?);
+        add(metric(kind, name, instances, true)?);
     }
     for group in groups {
         if group != kind.group() {
@@ -182,43 +207,31 @@ pub fn check_job(request: &Value) -> Result<(ObjectType, Vec<Metric>), CoreError
         }
         for measurement in kind.measurements() {
             if kind.per_instance() {
-                for instance in &instances {
-                    add(metric(kind, &format!("{measurement}.{instance}"), &instances, true)?);
+                for instance in instances {
+                    add(metric(kind, &format!("{measurement}.{instance}"), instances, true)?);
                 }
             } else {
-                add(metric(kind, measurement, &instances, true)?);
+                add(metric(kind, measurement, instances, true)?);
             }
         }
     }
-    let collection = criteria["collectionPeriod"].as_u64().unwrap_or_default();
-    let reporting = criteria["reportingPeriod"].as_u64().unwrap_or_default();
-    if collection == 0 {
-        return Err(bad("criteria.collectionPeriod must be at least 1 second.".into()));
-    }
-    // Note 1 of clause 6.5.3.3: the reporting period should be equal to or a multiple of it.
-    if reporting < collection {
-        return Err(bad(format!(
-            "criteria.reportingPeriod ({reporting} s) must not be shorter than collectionPeriod ({collection} s)."
-        )));
-    }
-    if let Some(boundary) = criteria.get("reportingBoundary")
-        && boundary.as_str().and_then(solgate_sol013::parse_datetime).is_none()
-    {
-        return Err(bad("criteria.reportingBoundary is not a date-time (RFC 3339).".into()));
-    }
-    Ok((kind, metrics))
+    Ok(metrics)
 }
 
 /// The checks of a schema-valid CreateThresholdRequest (SOL003 clauses 6.5.2.8 and 6.5.3.4,
 /// Tacker's controller): a metric the plugin measures, for compute metrics naming the object
 /// instance; `simpleThresholdDetails` present with thresholdType SIMPLE.
 pub fn check_threshold(request: &Value) -> Result<(ObjectType, Metric), CoreError> {
-    let kind = object_type(request)?;
-    let instance = request["objectInstanceId"].as_str().unwrap_or_default();
-    let criteria = &request["criteria"];
-    let name = criteria["performanceMetric"].as_str().unwrap_or_default();
-    let found = metric(kind, name, &[instance], false)?;
-    if criteria["thresholdType"] == "SIMPLE" && !criteria["simpleThresholdDetails"].is_object() {
+    check_pm_threshold(&Threshold::read(request)?)
+}
+
+/// [`check_threshold`] of a threshold already read.
+pub fn check_pm_threshold(threshold: &Threshold) -> Result<(ObjectType, Metric), CoreError> {
+    let kind = object_type(threshold.object_type.as_deref())?;
+    let instance = threshold.object_instance_id.as_deref().unwrap_or_default();
+    let criteria = &threshold.criteria;
+    let found = metric(kind, &criteria.performance_metric, &[instance], false)?;
+    if criteria.threshold_type == "SIMPLE" && criteria.simple_threshold_details.is_none() {
         return Err(bad("criteria.simpleThresholdDetails must be present with thresholdType SIMPLE.".into()));
     }
     Ok((kind, found))

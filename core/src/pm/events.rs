@@ -26,15 +26,18 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use solgate_db::AnyConnection;
 use solgate_db::repo::vnfpm::{self, PmRecord, ReportRecord};
 
 use super::criteria::{self, Metric};
+use super::records::{CrossingState, PmJob, ReportReference, Threshold};
 use super::rules::{VnfpmSettings, crossing_bounds};
-use super::{Crossing, LAST_REPORTED_KEY, REPORTS_KEY, set_private};
+use super::{CROSSING_KEY, Crossing, LAST_REPORTED_KEY, REPORTS_KEY, set_private};
+use crate::CoreError;
 use crate::links::Links;
-use crate::{CoreError, PRIVATE_KEY};
+use crate::notify::outbox::{document, time_stamp, wake};
 
 /// `function_type` of PM job alerts.
 pub const VNFPM: &str = "vnfpm";
@@ -113,6 +116,7 @@ fn reported(metric: &Metric, value: f64) -> Value {
 }
 
 /// What one alert measured.
+#[derive(Debug, Clone, Copy)]
 struct Reading<'a> {
     index: usize,
     object: &'a str,
@@ -121,8 +125,84 @@ struct Reading<'a> {
     value: f64,
 }
 
-fn strings(value: &Value) -> Vec<&str> {
-    value.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
+/// A reading with when it was measured and the job or threshold it names.
+type Named<'a> = (Option<DateTime<Utc>>, &'a str, Reading<'a>);
+
+/// The firing alerts of `function_type`, each naming its owner with the label `owner`.
+/// Malformed alerts are refused here, before anything is read or written.
+fn readings<'a>(alerts: &'a [PmAlert], function_type: &str, owner: &str) -> Result<Vec<Named<'a>>, CoreError> {
+    let mut wanted = Vec::new();
+    for alert in alerts {
+        if alert.label("function_type") != Some(function_type) || !alert.firing {
+            continue;
+        }
+        let index = alert.index;
+        let owner_id = required(alert, index, owner)?;
+        let object = required(alert, index, "object_instance_id")?;
+        let metric = required(alert, index, "metric")?;
+        let value = measured(alert, index)?;
+        let reading = Reading { index, object, sub: alert.label("sub_object_instance_id"), metric, value };
+        wanted.push((alert.starts_at, owner_id, reading));
+    }
+    Ok(wanted)
+}
+
+/// One webhook message being recorded: what it changed and which alerts it refuses.
+struct Pass<'a> {
+    links: &'a Links,
+    now: DateTime<Utc>,
+    now_text: String,
+    outcome: Outcome,
+    refused: Vec<String>,
+}
+
+impl<'a> Pass<'a> {
+    fn new(links: &'a Links, now: DateTime<Utc>) -> Self {
+        Self { links, now, now_text: solgate_db::repo::to_text(now), outcome: Outcome::default(), refused: Vec::new() }
+    }
+
+    fn refuse(&mut self, index: usize, what: &str) {
+        self.refused.push(format!("/alerts/{index}: {what}"));
+    }
+
+    /// The message's outcome, or its refusal: one refused alert refuses it all (the
+    /// caller's transaction rolls back what was written).
+    fn finish(self) -> Result<Outcome, CoreError> {
+        if !self.refused.is_empty() {
+            return Err(refuse(self.refused));
+        }
+        if self.outcome.notifications > 0 {
+            wake();
+        }
+        Ok(self.outcome)
+    }
+}
+
+/// One entry of a PerformanceReport (SOL003 clause 6.5.2.10).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportEntry<'a> {
+    /// The measurement (`object|sub-object|metric`), for `lastReported`.
+    #[serde(skip)]
+    key: String,
+    object_type: &'a Option<String>,
+    object_instance_id: &'a str,
+    performance_metric: &'a str,
+    performance_values: [PerformanceValue; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sub_object_instance_id: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PerformanceValue {
+    time_stamp: String,
+    value: Value,
+}
+
+#[derive(Debug, Serialize)]
+struct PerformanceReport<'e, 'a> {
+    entries: &'e [ReportEntry<'a>],
 }
 
 /// Reads the PM job alerts of a message, stores their reports and queues their
@@ -134,142 +214,143 @@ pub fn record_reports(
     alerts: &[PmAlert],
     now: DateTime<Utc>,
 ) -> Result<Outcome, CoreError> {
-    // Malformed alerts first: refused before anything is read or written.
-    let mut wanted = Vec::new();
-    for alert in alerts {
-        if alert.label("function_type") != Some(VNFPM) || !alert.firing {
-            continue;
-        }
-        let index = alert.index;
-        let job_id = required(alert, index, "job_id")?;
-        let object = required(alert, index, "object_instance_id")?;
-        let metric = required(alert, index, "metric")?;
-        let value = measured(alert, index)?;
-        wanted.push((job_id, Reading { index, object, sub: alert.label("sub_object_instance_id"), metric, value }));
-    }
-    let mut outcome = Outcome::default();
-    let mut refused = Vec::new();
     let mut by_job: BTreeMap<&str, Vec<Reading<'_>>> = BTreeMap::new();
-    for (job_id, reading) in wanted {
+    for (_, job_id, reading) in readings(alerts, VNFPM, "job_id")? {
         by_job.entry(job_id).or_default().push(reading);
     }
-    let now_text = solgate_db::repo::to_text(now);
-    for (job_id, alerts) in by_job {
+    let mut pass = Pass::new(links, now);
+    for (job_id, readings) in by_job {
         let found = if vnfpm::lock_job(conn, job_id)? { vnfpm::find_job(conn, job_id)? } else { None };
-        let Some(mut job) = found else {
-            refused.extend(alerts.iter().map(|reading| format!("/alerts/{} names no PM job {job_id}", reading.index)));
+        let Some(record) = found else {
+            let unknown = readings.iter().map(|reading| format!("/alerts/{} names no PM job {job_id}", reading.index));
+            pass.refused.extend(unknown);
             continue;
         };
-        let metrics = criteria::check_job(&crate::without_private(job.body.clone()))
-            .map(|(_, metrics)| metrics)
-            .unwrap_or_default();
-        let period = job.body["criteria"]["reportingPeriod"].as_i64().unwrap_or_default();
-        let margin = i64::try_from(settings.reporting_period_margin_secs).unwrap_or(i64::MAX);
-        let boundary = job.body["criteria"]["reportingBoundary"].as_str().and_then(solgate_sol013::parse_datetime);
-        let objects = strings(&job.body["objectInstanceIds"]);
-        let sub_objects = strings(&job.body["subObjectInstanceIds"]);
-        let mut last_reported = job.body[PRIVATE_KEY][LAST_REPORTED_KEY].as_object().cloned().unwrap_or_default();
-        let mut entries: Vec<Value> = Vec::new();
-        for Reading { index, object, sub, metric: metric_name, value } in alerts {
-            let mut refuse_alert = |what: String| refused.push(format!("/alerts/{index}: PM job {job_id} {what}"));
-            if !objects.contains(&object) {
-                refuse_alert(format!("does not measure VNF instance {object}"));
-                continue;
-            }
-            if let Some(sub) = sub.filter(|sub| !sub_objects.contains(sub)) {
-                refuse_alert(format!("does not measure sub-object {sub}"));
-                continue;
-            }
-            let Some(metric) = metrics.iter().find(|metric| metric.name == metric_name) else {
-                refuse_alert(format!("does not measure {metric_name}"));
-                continue;
-            };
-            outcome.used += 1;
-            if boundary.is_some_and(|boundary| now > boundary) {
-                continue;
-            }
-            let key = format!("{object}|{}|{metric_name}", sub.unwrap_or_default());
-            let recent = last_reported
-                .get(&key)
-                .and_then(Value::as_str)
-                .and_then(solgate_sol013::parse_datetime)
-                .is_some_and(|last| last + chrono::Duration::seconds(period.saturating_sub(margin)) >= now);
-            // The same measurement twice in one message counts once.
-            if recent || entries.iter().any(|entry| entry["_key"] == key) {
-                continue;
-            }
-            let mut entry = json!({
-                "_key": key,
-                "objectType": job.body["objectType"],
-                "objectInstanceId": object,
-                "performanceMetric": metric_name,
-                "performanceValues": [{"timeStamp": crate::notify::time_stamp(&now_text), "value": reported(metric, value)}],
-            });
-            if let Some(sub) = sub {
-                entry["subObjectInstanceId"] = json!(sub);
-            }
-            entries.push(entry);
-        }
-        if entries.is_empty() {
+        report(conn, &mut pass, settings, record, &readings)?;
+    }
+    pass.finish()
+}
+
+/// The entries one job's readings make: those it measures, not reported less than a
+/// reporting period ago, before its `reportingBoundary`; the others refused.
+fn entries<'j>(
+    pass: &mut Pass<'_>,
+    settings: &VnfpmSettings,
+    job: &'j PmJob,
+    readings: &[Reading<'j>],
+) -> Vec<ReportEntry<'j>> {
+    let metrics = criteria::check_pm_job(job).map(|(_, metrics)| metrics).unwrap_or_default();
+    let period = job.criteria.reporting_period.and_then(|period| i64::try_from(period).ok()).unwrap_or_default();
+    let margin = i64::try_from(settings.reporting_period_margin_secs).unwrap_or(i64::MAX);
+    let boundary = job.criteria.reporting_boundary.as_deref().and_then(solgate_sol013::parse_datetime);
+    let now = pass.now;
+    let mut entries: Vec<ReportEntry<'j>> = Vec::new();
+    for &Reading { index, object, sub, metric: metric_name, value } in readings {
+        let refusal = if job.object_instance_ids.iter().any(|id| id == object) {
+            sub.filter(|sub| !job.sub_object_instance_ids.iter().any(|id| id == sub))
+                .map(|sub| format!("does not measure sub-object {sub}"))
+        } else {
+            Some(format!("does not measure VNF instance {object}"))
+        };
+        let metric = metrics.iter().find(|metric| metric.name == metric_name);
+        let refusal = refusal.or_else(|| metric.is_none().then(|| format!("does not measure {metric_name}")));
+        if let Some(what) = refusal {
+            pass.refuse(index, &format!("PM job {} {what}", job.id));
             continue;
         }
-        for entry in &mut entries {
-            if let (Some(key), Value::Object(map)) = (entry["_key"].as_str().map(str::to_owned), &mut *entry) {
-                last_reported.insert(key, json!(now_text));
-                map.shift_remove("_key");
-            }
+        let Some(metric) = metric else { continue };
+        pass.outcome.used += 1;
+        if boundary.is_some_and(|boundary| now > boundary) {
+            continue;
         }
-        let report = ReportRecord {
-            id: solgate_db::new_id(),
-            job_id: job.id.clone(),
-            ready_time: now_text.clone(),
-            body: json!({ "entries": entries }),
-        };
-        vnfpm::insert_report(conn, &report)?;
-        let mut references: Vec<Value> = job.body[PRIVATE_KEY][REPORTS_KEY].as_array().cloned().unwrap_or_default();
-        references.push(json!({"id": report.id, "readyTime": crate::notify::time_stamp(&now_text)}));
-        let keep = settings.max_reports_per_job.max(1);
-        if references.len() > keep {
-            let dropped: Vec<String> = references
-                .drain(..references.len() - keep)
-                .filter_map(|reference| reference["id"].as_str().map(str::to_owned))
-                .collect();
-            vnfpm::delete_reports(conn, &dropped)?;
+        let key = format!("{object}|{}|{metric_name}", sub.unwrap_or_default());
+        let recent = job
+            .private
+            .last_reported
+            .get(&key)
+            .and_then(Value::as_str)
+            .and_then(solgate_sol013::parse_datetime)
+            .is_some_and(|last| last + chrono::Duration::seconds(period.saturating_sub(margin)) >= now);
+        // The same measurement twice in one message counts once.
+        if recent || entries.iter().any(|entry| entry.key == key) {
+            continue;
         }
-        set_private(&mut job.body, REPORTS_KEY, Value::Array(references));
-        set_private(&mut job.body, LAST_REPORTED_KEY, Value::Object(last_reported));
-        vnfpm::update_job(conn, &job)?;
-        outcome.stored += 1;
-        outcome.notifications += notify_report(conn, links, &job, &report, &now_text)?;
+        entries.push(ReportEntry {
+            key,
+            object_type: &job.object_type,
+            object_instance_id: object,
+            performance_metric: metric_name,
+            performance_values: [PerformanceValue {
+                time_stamp: time_stamp(&pass.now_text),
+                value: reported(metric, value),
+            }],
+            sub_object_instance_id: sub,
+        });
     }
-    if !refused.is_empty() {
-        return Err(refuse(refused));
+    entries
+}
+
+/// Stores the report of one job's readings (if they make one), keeps the newest
+/// `max_reports_per_job`, and queues its notifications.
+fn report(
+    conn: &mut AnyConnection,
+    pass: &mut Pass<'_>,
+    settings: &VnfpmSettings,
+    mut record: PmRecord,
+    readings: &[Reading<'_>],
+) -> Result<(), CoreError> {
+    let job = PmJob::of(&record);
+    let entries = entries(pass, settings, &job, readings);
+    if entries.is_empty() {
+        return Ok(());
     }
-    if outcome.notifications > 0 {
-        crate::notify::wake();
+    let now_text = pass.now_text.clone();
+    let mut last_reported = job.private.last_reported.clone();
+    for entry in &entries {
+        last_reported.insert(entry.key.clone(), json!(now_text));
     }
-    Ok(outcome)
+    let report = ReportRecord {
+        id: solgate_db::new_id(),
+        job_id: record.id.clone(),
+        ready_time: now_text.clone(),
+        body: document(&PerformanceReport { entries: &entries }),
+    };
+    vnfpm::insert_report(conn, &report)?;
+    let mut references = job.private.reports.clone();
+    references.push(ReportReference { id: report.id.clone(), ready_time: time_stamp(&now_text) });
+    let keep = settings.max_reports_per_job.max(1);
+    if references.len() > keep {
+        let dropped: Vec<String> = references.drain(..references.len() - keep).map(|reference| reference.id).collect();
+        vnfpm::delete_reports(conn, &dropped)?;
+    }
+    set_private(&mut record.body, REPORTS_KEY, document(&references));
+    set_private(&mut record.body, LAST_REPORTED_KEY, Value::Object(last_reported));
+    vnfpm::update_job(conn, &record)?;
+    pass.outcome.stored += 1;
+    pass.outcome.notifications += notify_report(conn, pass.links, &job, &report.id, &entries, &now_text)?;
+    Ok(())
 }
 
 /// One notification per object instance the report covers.
 fn notify_report(
     conn: &mut AnyConnection,
     links: &Links,
-    job: &PmRecord,
-    report: &ReportRecord,
+    job: &PmJob,
+    report_id: &str,
+    entries: &[ReportEntry<'_>],
     now: &str,
 ) -> Result<usize, CoreError> {
     let mut objects: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for entry in report.body["entries"].as_array().into_iter().flatten() {
-        let subs = objects.entry(entry["objectInstanceId"].as_str().unwrap_or_default()).or_default();
-        if let Some(sub) = entry["subObjectInstanceId"].as_str()
+    for entry in entries {
+        let subs = objects.entry(entry.object_instance_id).or_default();
+        if let Some(sub) = entry.sub_object_instance_id
             && !subs.iter().any(|known| known == sub)
         {
             subs.push(sub.to_owned());
         }
     }
     for (object, subs) in &objects {
-        let body = super::report_notification(links, job, &report.id, object, subs, now);
+        let body = super::report_notification(links, job, report_id, object, subs, now);
         super::enqueue(conn, &job.id, &body)?;
     }
     Ok(objects.len())
@@ -295,81 +376,79 @@ pub fn record_crossings(
     alerts: &[PmAlert],
     now: DateTime<Utc>,
 ) -> Result<Outcome, CoreError> {
-    let mut wanted = Vec::new();
-    for alert in alerts {
-        if alert.label("function_type") != Some(VNFPM_THRESHOLD) || !alert.firing {
-            continue;
-        }
-        let index = alert.index;
-        let threshold_id = required(alert, index, "threshold_id")?;
-        let object = required(alert, index, "object_instance_id")?;
-        let metric = required(alert, index, "metric")?;
-        let value = measured(alert, index)?;
-        let reading = Reading { index, object, sub: alert.label("sub_object_instance_id"), metric, value };
-        wanted.push((alert.starts_at, threshold_id, reading));
-    }
+    let mut wanted = readings(alerts, VNFPM_THRESHOLD, "threshold_id")?;
     // In the order the values were measured: a message may carry both sides' alerts.
     wanted.sort_by_key(|(starts_at, ..)| *starts_at);
-    let now_text = solgate_db::repo::to_text(now);
-    let mut outcome = Outcome::default();
-    let mut refused = Vec::new();
-    for (_, threshold_id, Reading { index, object, sub, metric: metric_name, value }) in wanted {
-        let mut refuse_alert = |what: String| refused.push(format!("/alerts/{index}: {what}"));
-        let found =
-            if vnfpm::lock_threshold(conn, threshold_id)? { vnfpm::find_threshold(conn, threshold_id)? } else { None };
-        let Some(mut threshold) = found else {
-            refuse_alert(format!("names no threshold {threshold_id}"));
-            continue;
+    let mut pass = Pass::new(links, now);
+    for (_, threshold_id, reading) in wanted {
+        cross(conn, &mut pass, threshold_id, reading)?;
+    }
+    pass.finish()
+}
+
+/// Why a threshold does not watch what a reading measured, if it does not.
+fn unwatched(threshold: &Threshold, reading: &Reading<'_>, metric: Option<&Metric>) -> Option<String> {
+    let id = &threshold.id;
+    if threshold.object_instance_id.as_deref() != Some(reading.object) {
+        return Some(format!("threshold {id} does not watch VNF instance {}", reading.object));
+    }
+    if let Some(sub) = reading.sub.filter(|sub| !threshold.sub_object_instance_ids.iter().any(|id| id == sub)) {
+        return Some(format!("threshold {id} does not watch sub-object {sub}"));
+    }
+    metric.is_none().then(|| format!("threshold {id} does not watch {}", reading.metric))
+}
+
+/// Records one threshold reading: its crossing state, and a notification if it crossed.
+fn cross(
+    conn: &mut AnyConnection,
+    pass: &mut Pass<'_>,
+    threshold_id: &str,
+    reading: Reading<'_>,
+) -> Result<(), CoreError> {
+    let found =
+        if vnfpm::lock_threshold(conn, threshold_id)? { vnfpm::find_threshold(conn, threshold_id)? } else { None };
+    let Some(mut record) = found else {
+        pass.refuse(reading.index, &format!("names no threshold {threshold_id}"));
+        return Ok(());
+    };
+    let threshold = Threshold::of(&record);
+    let metric = criteria::check_pm_threshold(&threshold).ok().map(|(_, metric)| metric);
+    let metric = metric.filter(|metric| metric.name == reading.metric);
+    if let Some(why) = unwatched(&threshold, &reading, metric.as_ref()) {
+        pass.refuse(reading.index, &why);
+        return Ok(());
+    }
+    let Some(metric) = metric else { return Ok(()) };
+    pass.outcome.used += 1;
+    let limits = threshold.limits();
+    let key = reading.sub.unwrap_or_default().to_owned();
+    let mut states = threshold.private.crossing.clone();
+    let last =
+        states.get(&key).and_then(|state| CrossingState::deserialize(state).ok()).and_then(|state| state.direction);
+    let crossed = side(reading.value, limits.threshold_value, limits.hysteresis)
+        .filter(|direction| last.as_deref() != Some(*direction));
+    let shown = reported(&metric, reading.value);
+    let state = CrossingState {
+        direction: crossed.map(str::to_owned).or(last),
+        value: shown.clone(),
+        at: pass.now_text.clone(),
+    };
+    states.insert(key, document(&state));
+    set_private(&mut record.body, CROSSING_KEY, Value::Object(states));
+    vnfpm::update_threshold(conn, &record)?;
+    if let Some(direction) = crossed {
+        let crossing = Crossing {
+            direction,
+            sub_object: reading.sub.map(str::to_owned),
+            metric: reading.metric.to_owned(),
+            value: shown,
         };
-        let body = &threshold.body;
-        if body["objectInstanceId"].as_str() != Some(object) {
-            refuse_alert(format!("threshold {threshold_id} does not watch VNF instance {object}"));
-            continue;
-        }
-        if let Some(sub) = sub.filter(|sub| !strings(&body["subObjectInstanceIds"]).contains(sub)) {
-            refuse_alert(format!("threshold {threshold_id} does not watch sub-object {sub}"));
-            continue;
-        }
-        let metric = criteria::check_threshold(&crate::without_private(body.clone())).ok().map(|(_, metric)| metric);
-        let Some(metric) = metric.filter(|metric| metric.name == metric_name) else {
-            refuse_alert(format!("threshold {threshold_id} does not watch {metric_name}"));
-            continue;
-        };
-        outcome.used += 1;
-        let details = &body["criteria"]["simpleThresholdDetails"];
-        let (limit, hysteresis) = (
-            details["thresholdValue"].as_f64().unwrap_or_default(),
-            details["hysteresis"].as_f64().unwrap_or_default(),
-        );
-        let key = sub.unwrap_or_default().to_owned();
-        let mut states = body[PRIVATE_KEY][super::CROSSING_KEY].as_object().cloned().unwrap_or_default();
-        let last = states.get(&key).and_then(|state| state["direction"].as_str()).map(str::to_owned);
-        let crossed = side(value, limit, hysteresis).filter(|direction| last.as_deref() != Some(*direction));
-        let shown = reported(&metric, value);
-        let direction = crossed.map(str::to_owned).or(last);
-        states.insert(key, json!({"direction": direction, "value": shown, "at": now_text}));
-        set_private(&mut threshold.body, super::CROSSING_KEY, Value::Object(states));
-        vnfpm::update_threshold(conn, &threshold)?;
-        if let Some(direction) = crossed {
-            let crossing = Crossing {
-                direction,
-                sub_object: sub.map(str::to_owned),
-                metric: metric_name.to_owned(),
-                value: shown,
-            };
-            let body = super::crossing_notification(links, &threshold, &crossing, &now_text);
-            super::enqueue(conn, &threshold.id, &body)?;
-            outcome.stored += 1;
-            outcome.notifications += 1;
-        }
+        let body = super::crossing_notification(pass.links, &threshold, &crossing, &pass.now_text);
+        super::enqueue(conn, &record.id, &body)?;
+        pass.outcome.stored += 1;
+        pass.outcome.notifications += 1;
     }
-    if !refused.is_empty() {
-        return Err(refuse(refused));
-    }
-    if outcome.notifications > 0 {
-        crate::notify::wake();
-    }
-    Ok(outcome)
+    Ok(())
 }
 
 #[cfg(test)]

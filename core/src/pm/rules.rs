@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::criteria::{Metric, ObjectType};
+use super::records::{PmJob, SimpleThresholdDetails, Threshold};
 use crate::CoreError;
 use crate::egress::Outbound;
 
@@ -197,6 +198,50 @@ pub fn check_settings(settings: &VnfpmSettings) -> Result<(), String> {
     Ok(())
 }
 
+/// What rules read of a VnfInstance (SOL003 clause 5.5.2.2): its VNFCs' compute resources.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct InstanceView {
+    instantiated_vnf_info: Option<InstantiatedView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct InstantiatedView {
+    vnfc_resource_info: Vec<VnfcResource>,
+    vnfc_info: Vec<VnfcInfoView>,
+    metadata: Option<NamespaceView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct VnfcResource {
+    id: Option<String>,
+    compute_resource: Option<ComputeResource>,
+    metadata: Option<NamespaceView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ComputeResource {
+    resource_id: Option<String>,
+    vim_level_resource_type: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct VnfcInfoView {
+    id: Option<String>,
+    vnfc_resource_info_id: Option<String>,
+}
+
+/// The `namespace` of a `metadata` (Kubernetes resources carry it there).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct NamespaceView {
+    namespace: Option<String>,
+}
+
 /// What a rule needs of a measured VNF instance: its VNFCs' compute resources and namespace.
 #[derive(Debug, Clone, Default)]
 pub struct MeasuredInstance {
@@ -211,35 +256,33 @@ impl MeasuredInstance {
     /// Deployment's name and the pod suffix (a pod replaced by a heal or a rollout is still
     /// measured), any other compute resource by its id (Tacker's rule for Deployments).
     pub fn of(instance: &Value) -> Self {
-        let info = &instance["instantiatedVnfInfo"];
-        let resources: Vec<&Value> = info["vnfcResourceInfo"].as_array().into_iter().flatten().collect();
-        let pattern = |resource: &Value| -> Option<String> {
-            let compute = &resource["computeResource"];
-            let id = compute["resourceId"].as_str().filter(|id| !id.is_empty())?;
-            if compute["vimLevelResourceType"] == "Deployment" {
+        let info = InstanceView::deserialize(instance).unwrap_or_default().instantiated_vnf_info.unwrap_or_default();
+        let pattern = |resource: &VnfcResource| -> Option<String> {
+            let compute = resource.compute_resource.as_ref()?;
+            let id = compute.resource_id.as_deref().filter(|id| !id.is_empty())?;
+            if compute.vim_level_resource_type.as_deref() == Some("Deployment") {
                 let base = strip_pod_suffix(id);
                 return Some(format!("{}-[0-9a-f]{{1,10}}-[0-9a-z]{{5}}", regex_escaped(base)));
             }
             Some(regex_escaped(id))
         };
         let mut vnfcs = Vec::new();
-        for resource in &resources {
-            let (Some(id), Some(pattern)) = (resource["id"].as_str(), pattern(resource)) else { continue };
+        for resource in &info.vnfc_resource_info {
+            let (Some(id), Some(pattern)) = (resource.id.as_deref(), pattern(resource)) else { continue };
             let mut ids = vec![id.to_owned()];
             ids.extend(
-                info["vnfcInfo"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|vnfc| vnfc["vnfcResourceInfoId"] == resource["id"])
-                    .filter_map(|vnfc| vnfc["id"].as_str().map(str::to_owned)),
+                info.vnfc_info
+                    .iter()
+                    .filter(|vnfc| vnfc.vnfc_resource_info_id.as_deref() == Some(id))
+                    .filter_map(|vnfc| vnfc.id.clone()),
             );
             vnfcs.push((ids, pattern));
         }
-        let namespace = resources
+        let namespace = info
+            .vnfc_resource_info
             .iter()
-            .find_map(|resource| resource["metadata"]["namespace"].as_str())
-            .or_else(|| info["metadata"]["namespace"].as_str())
+            .find_map(|resource| resource.metadata.as_ref()?.namespace.as_deref())
+            .or_else(|| info.metadata.as_ref()?.namespace.as_deref())
             .unwrap_or("default")
             .to_owned();
         MeasuredInstance { vnfcs, namespace }
@@ -405,13 +448,12 @@ impl RuleWriter {
         metrics: &[Metric],
         instances: &BTreeMap<String, MeasuredInstance>,
     ) -> Result<Value, RuleError> {
-        let id = job["id"].as_str().unwrap_or_default();
-        let collection = job["criteria"]["collectionPeriod"].as_u64().unwrap_or(1);
-        let reporting = job["criteria"]["reportingPeriod"].as_u64().unwrap_or(collection);
-        let sub_objects: Vec<&str> =
-            job["subObjectInstanceIds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let objects: Vec<&str> =
-            job["objectInstanceIds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let job = PmJob::read(job).map_err(|error| RuleError::NothingToMeasure(error.to_string()))?;
+        let id = job.id.as_str();
+        let collection = job.criteria.collection_period.unwrap_or(1);
+        let reporting = job.criteria.reporting_period.unwrap_or(collection);
+        let sub_objects: Vec<&str> = job.sub_object_instance_ids.iter().map(String::as_str).collect();
+        let objects: Vec<&str> = job.object_instance_ids.iter().map(String::as_str).collect();
         let mut rules = Vec::new();
         for metric in metrics {
             let measured: Vec<&str> = match &metric.instance {
@@ -453,15 +495,13 @@ impl RuleWriter {
         metric: &Metric,
         instance: &MeasuredInstance,
     ) -> Result<Value, RuleError> {
-        let id = threshold["id"].as_str().unwrap_or_default();
-        let object = threshold["objectInstanceId"].as_str().unwrap_or_default();
-        let details = &threshold["criteria"]["simpleThresholdDetails"];
-        let value = details["thresholdValue"].as_f64().unwrap_or_default();
-        let hysteresis = details["hysteresis"].as_f64().unwrap_or_default();
+        let threshold = Threshold::read(threshold).map_err(|error| RuleError::NothingToMeasure(error.to_string()))?;
+        let id = threshold.id.as_str();
+        let object = threshold.object_instance_id.as_deref().unwrap_or_default();
+        let SimpleThresholdDetails { threshold_value: value, hysteresis } = threshold.limits();
         let (collection, reporting) =
             (self.settings.threshold_collection_period_secs, self.settings.threshold_reporting_period_secs);
-        let sub_objects: Vec<&str> =
-            threshold["subObjectInstanceIds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let sub_objects: Vec<&str> = threshold.sub_object_instance_ids.iter().map(String::as_str).collect();
         let subs: Vec<Option<&str>> =
             if sub_objects.is_empty() { vec![None] } else { sub_objects.iter().copied().map(Some).collect() };
         let (up, down) = crossing_bounds(value, hysteresis);
@@ -551,11 +591,6 @@ impl RuleWriter {
         }
         let text = response.text().await.unwrap_or_default();
         Err(failed(format!("HTTP {}: {}", status.as_u16(), text.chars().take(500).collect::<String>())))
-    }
-
-    /// The rule file of `owner`, as written (tests and operators inspect it).
-    pub fn path_of(&self, id: &str) -> Option<PathBuf> {
-        self.enabled().then(|| self.file(id))
     }
 
     pub fn rule_dir(&self) -> &Path {
