@@ -16,6 +16,7 @@ mod helm;
 mod helm_cli;
 mod http;
 mod manifest;
+mod objects;
 mod wait;
 
 pub use client::{DeleteOutcome, KubernetesClient, ObjectList};

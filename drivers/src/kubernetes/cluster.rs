@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use solgate_vnfpkg::Flavour;
 
 use super::helm_cli::HelmCli;
+use super::objects::{LabelSelector, Object, meta};
 use super::{KubernetesClient, PodCondition, ResourceRef, WaitOptions};
 use crate::infra::{InfraContext, Inventory, ResourceHandle, VnfcResource};
 use crate::run::{ActionRun, CancelGuard, Halt, failed};
@@ -114,19 +115,19 @@ fn labels_selector(labels: &Map<String, Value>) -> Vec<String> {
 /// The label selector of a workload's pods: its `spec.selector` (matchLabels and
 /// matchExpressions in the text form the API takes), or a bare Pod's own labels.
 pub(super) fn selector_of(object: &Value) -> Option<String> {
+    let object = Object::of(object);
     let mut terms = Vec::new();
-    if object["kind"] == "Pod" {
-        terms = labels_selector(object.pointer("/metadata/labels")?.as_object()?);
+    if object.kind == Some("Pod") {
+        terms = labels_selector(object.metadata.labels.as_ref()?);
     } else {
-        let selector = object.pointer("/spec/selector")?;
-        if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
+        let selector = LabelSelector::deserialize(object.spec.selector.as_ref()?).ok()?;
+        if let Some(labels) = &selector.match_labels {
             terms.extend(labels_selector(labels));
         }
-        for expression in selector.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
-            let key = expression["key"].as_str()?;
-            let values: Vec<&str> =
-                expression["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            terms.push(match expression["operator"].as_str()? {
+        for expression in &selector.match_expressions {
+            let key = expression.key.as_deref()?;
+            let values: Vec<&str> = expression.values.iter().filter_map(Value::as_str).collect();
+            terms.push(match expression.operator.as_deref()? {
                 "In" => format!("{key} in ({})", values.join(",")),
                 "NotIn" => format!("{key} notin ({})", values.join(",")),
                 "Exists" => key.to_owned(),
@@ -148,11 +149,11 @@ pub(super) fn vdu_for_name<'f>(flavour: &'f Flavour, name: &str) -> Option<&'f s
 }
 
 pub(super) fn pod_name(pod: &Value) -> Option<&str> {
-    pod.pointer("/metadata/name").and_then(Value::as_str)
+    meta(pod).name
 }
 
 pub(super) fn pod_uid(pod: &Value) -> Option<&str> {
-    pod.pointer("/metadata/uid").and_then(Value::as_str)
+    meta(pod).uid
 }
 
 /// One run of an action against the VNF's objects in the cluster.
@@ -228,7 +229,7 @@ impl KubernetesRun<'_, '_> {
             // Oldest first, so replacements and new VNFCs follow creation order.
             fresh.sort_by_key(|pod| {
                 (
-                    pod.pointer("/metadata/creationTimestamp").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    meta(pod).creation_timestamp.unwrap_or_default().to_owned(),
                     pod_name(pod).unwrap_or_default().to_owned(),
                 )
             });
@@ -313,19 +314,19 @@ impl KubernetesRun<'_, '_> {
     /// for it (named like the Service, else targeting exactly those VDUs). A Service that
     /// fronts no VDU, or that no VirtualCp describes, has none (cpdId is mandatory).
     fn virtual_cp_info(&self, service: &Value, workloads: &BTreeMap<String, Value>) -> Option<Value> {
-        let name = service.pointer("/metadata/name")?.as_str()?;
-        let selector = service.pointer("/spec/selector")?.as_object().filter(|s| !s.is_empty())?;
+        let service = Object::of(service);
+        let name = service.metadata.name?;
+        let selector = service.spec.selector.as_ref()?.as_object().filter(|s| !s.is_empty())?;
         let vdu_ids: Vec<&String> = workloads
             .iter()
             .filter(|(_, workload)| {
-                let labels = if workload["kind"] == "Pod" {
-                    workload.pointer("/metadata/labels")
+                let workload = Object::of(workload);
+                let labels = if workload.kind == Some("Pod") {
+                    workload.metadata.labels
                 } else {
-                    workload.pointer("/spec/template/metadata/labels")
+                    workload.spec.template.metadata.labels
                 };
-                labels
-                    .and_then(Value::as_object)
-                    .is_some_and(|labels| selector.iter().all(|(key, value)| labels.get(key) == Some(value)))
+                labels.is_some_and(|labels| selector.iter().all(|(key, value)| labels.get(key) == Some(value)))
             })
             .map(|(vdu_id, _)| vdu_id)
             .collect();
@@ -348,7 +349,7 @@ impl KubernetesRun<'_, '_> {
         handle.insert("resourceId".into(), json!(name));
         handle.insert("vimLevelResourceType".into(), json!("Service"));
         info.insert("resourceHandle".into(), Value::Object(handle));
-        if let Some(address) = virtual_cp_address(service) {
+        if let Some(address) = virtual_cp_address(&service) {
             info.insert(
                 "cpProtocolInfo".into(),
                 json!([{"layerProtocol": "IP_FOR_VIRTUAL_CP", "virtualCpAddress": address}]),
@@ -356,15 +357,14 @@ impl KubernetesRun<'_, '_> {
         }
         info.insert("vduIds".into(), json!(vdu_ids));
         let ports: Vec<Value> = service
-            .pointer("/spec/ports")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+            .spec
+            .ports
+            .iter()
             .filter_map(|port| {
-                let number = port.get("port")?.as_u64()?;
-                let protocol = port.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
+                let number = port.port?;
+                let protocol = port.protocol.as_deref().unwrap_or("TCP");
                 // An unnamed port (a Service may have one) is named by its number.
-                let name = port.get("name").and_then(Value::as_str).map_or_else(|| number.to_string(), str::to_owned);
+                let name = port.name.clone().unwrap_or_else(|| number.to_string());
                 // The port comes from the package's manifest; the NFVO cannot configure it.
                 Some(json!({"name": name, "protocol": protocol, "port": number, "portConfigurable": false}))
             })
@@ -373,13 +373,13 @@ impl KubernetesRun<'_, '_> {
             info.insert("additionalServiceInfo".into(), json!([{"portInfo": ports}]));
         }
         let mut metadata = Map::new();
-        if let Some(namespace) = service.pointer("/metadata/namespace").and_then(Value::as_str) {
+        if let Some(namespace) = service.metadata.namespace {
             metadata.insert("namespace".into(), json!(namespace));
         }
-        if let Some(kind) = service.pointer("/spec/type").and_then(Value::as_str) {
+        if let Some(kind) = &service.spec.r#type {
             metadata.insert("serviceType".into(), json!(kind));
         }
-        if let Some(ip) = service.pointer("/spec/clusterIP").and_then(Value::as_str).filter(|ip| *ip != "None") {
+        if let Some(ip) = service.spec.cluster_ip.as_deref().filter(|ip| *ip != "None") {
             metadata.insert("clusterIP".into(), json!(ip));
         }
         if !metadata.is_empty() {
@@ -423,14 +423,14 @@ pub(super) fn mcio_info(
 
 /// VirtualCpAddressInfo of a Service: the IP family of its cluster IP, and the load
 /// balancer's address once the cloud gave one.
-fn virtual_cp_address(service: &Value) -> Option<Value> {
-    let family = service.pointer("/spec/ipFamilies/0").and_then(Value::as_str).map(str::to_owned).or_else(|| {
-        let ip = service.pointer("/spec/clusterIP").and_then(Value::as_str).filter(|ip| *ip != "None")?;
+fn virtual_cp_address(service: &Object<'_>) -> Option<Value> {
+    let family = service.spec.ip_families.first().cloned().or_else(|| {
+        let ip = service.spec.cluster_ip.as_deref().filter(|ip| *ip != "None")?;
         Some(if ip.contains(':') { "IPv6" } else { "IPv4" }.to_owned())
     })?;
     let mut address = Map::new();
     address.insert("type".into(), json!(if family == "IPv6" { "IPV6" } else { "IPV4" }));
-    if let Some(ip) = service.pointer("/status/loadBalancer/ingress/0/ip").and_then(Value::as_str) {
+    if let Some(ip) = service.status.load_balancer.ingress.first().and_then(|ingress| ingress.ip.as_deref()) {
         address.insert("loadBalancerIp".into(), json!(ip));
     }
     Some(Value::Object(address))

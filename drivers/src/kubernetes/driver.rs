@@ -54,6 +54,7 @@ use super::cluster::{
 use solgate_vnfpkg::Flavour;
 
 use super::helm_cli::{HelmCli, HelmSettings};
+use super::objects::Object;
 use super::{KubernetesClient, PodCondition, ResourceRef, VimCredentials, WaitOptions};
 use crate::infra::{
     DeploymentPlan, DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VIM_TYPE_KUBERNETES, VnfcResource,
@@ -106,8 +107,9 @@ fn vdu_objects(
 ) -> Result<BTreeMap<String, usize>, Halt> {
     let mut vdus: BTreeMap<String, usize> = BTreeMap::new();
     for (index, object) in objects.iter().enumerate() {
-        let kind = object["kind"].as_str().unwrap_or_default();
-        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        let view = Object::of(object);
+        let kind = view.kind.unwrap_or_default();
+        let name = view.metadata.name.unwrap_or_default();
         if !WORKLOAD_KINDS.contains(&kind) {
             continue;
         }
@@ -116,7 +118,7 @@ fn vdu_objects(
         {
             return Err(failed(format!(
                 "VDU {vdu_id} matches two workloads: {} and {kind} {name}",
-                objects[other]["kind"].as_str().unwrap_or_default()
+                Object::of(&objects[other]).kind.unwrap_or_default()
             )));
         }
     }
@@ -152,7 +154,7 @@ fn set_replicas(
             continue;
         };
         let object = &mut objects[*index];
-        match object["kind"].as_str().unwrap_or_default() {
+        match Object::of(object).kind.unwrap_or_default() {
             "Pod" if target.count != 1 => {
                 return Err(failed(format!(
                     "VDU {} is a bare Pod and cannot have {} instances",

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use super::client::KubernetesClient;
 use super::http::{api_error, status_object_error};
 use super::manifest;
+use super::objects::{Object, meta};
 use super::{KubernetesError, Result};
 
 /// Limits of a wait.
@@ -55,12 +56,13 @@ pub fn deployment_state(deployment: &Value) -> DeploymentState {
     if observed < generation {
         return DeploymentState::Progressing("waiting for the deployment spec update to be observed".into());
     }
-    let conditions = deployment.pointer("/status/conditions").and_then(Value::as_array);
-    if let Some(failed) = conditions.into_iter().flatten().find(|c| {
-        c.get("type").and_then(Value::as_str) == Some("Progressing")
-            && c.get("reason").and_then(Value::as_str) == Some("ProgressDeadlineExceeded")
-    }) {
-        let message = failed.get("message").and_then(Value::as_str).unwrap_or("progress deadline exceeded");
+    let status = Object::of(deployment).status;
+    if let Some(failed) = status
+        .conditions
+        .iter()
+        .find(|c| c.r#type.as_deref() == Some("Progressing") && c.reason.as_deref() == Some("ProgressDeadlineExceeded"))
+    {
+        let message = failed.message.as_deref().unwrap_or("progress deadline exceeded");
         return DeploymentState::Failed(message.to_owned());
     }
     let desired = int("/spec/replicas").unwrap_or(1);
@@ -338,7 +340,7 @@ where
 }
 
 fn name_of(object: &Value) -> Option<String> {
-    object.pointer("/metadata/name").and_then(Value::as_str).map(str::to_owned)
+    meta(object).name.map(str::to_owned)
 }
 
 fn pods_progress(pods: &Objects, condition: PodCondition) -> Progress<Vec<Value>> {
@@ -347,9 +349,8 @@ fn pods_progress(pods: &Objects, condition: PodCondition) -> Progress<Vec<Value>
         PodCondition::Gone if pods.is_empty() => Progress::Done(Vec::new()),
         PodCondition::Gone => Progress::Waiting(format!("{} pods left: {}", pods.len(), names())),
         PodCondition::Running { count } => {
-            let terminating = pods.values().filter(|p| p.pointer("/metadata/deletionTimestamp").is_some()).count();
-            let running =
-                pods.values().filter(|p| p.pointer("/status/phase").and_then(Value::as_str) == Some("Running")).count();
+            let terminating = pods.values().filter(|p| meta(p).deletion_timestamp.is_some()).count();
+            let running = pods.values().filter(|p| Object::of(p).status.phase.as_deref() == Some("Running")).count();
             let count_ok = count.map_or(!pods.is_empty(), |n| pods.len() == n);
             if terminating == 0 && running == pods.len() && count_ok {
                 Progress::Done(pods.values().cloned().collect())

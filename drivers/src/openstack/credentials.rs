@@ -54,12 +54,6 @@ impl VimCredentials {
         })
     }
 
-    /// Restricts catalog lookups to one region.
-    pub fn with_region(mut self, region: impl Into<String>) -> Self {
-        self.region = Some(region.into());
-        self
-    }
-
     /// Reads a SOL003 `VimConnectionInfo` (v1 list item or v2 map value).
     pub fn from_vim_connection(vim: &VimConnection) -> Result<Self> {
         let (interface, access) = interface_and_access(vim, VIM_TYPE).map_err(invalid)?;

@@ -120,12 +120,6 @@ impl KeystoneClient {
         Ok(Self { http, creds, margin: DEFAULT_TOKEN_MARGIN, session: Mutex::new(None) })
     }
 
-    /// How long before `expires_at` a cached token is replaced (default 120 s, as keystoneauth1).
-    pub fn with_token_margin(mut self, margin: Duration) -> Self {
-        self.margin = margin;
-        self
-    }
-
     pub fn credentials(&self) -> &VimCredentials {
         &self.creds
     }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::infra::Inventory;
@@ -48,41 +49,53 @@ pub(super) struct StackFields {
     pub existing: bool,
 }
 
+/// The members of the fields as the class returned them, each checked by [`StackFields::parse`].
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ReturnedFields {
+    template: Option<Value>,
+    files: Option<Value>,
+    parameters: Option<Value>,
+    existing: Option<Value>,
+}
+
 impl StackFields {
     pub fn parse(fields: &Value) -> Result<Self, String> {
-        let template = match fields.get("template") {
+        // Not an object: no fields (each member absent).
+        let fields = ReturnedFields::deserialize(fields).unwrap_or_default();
+        let template = match fields.template {
             None | Some(Value::Null) => None,
-            Some(text @ Value::String(_)) => Some(text.clone()),
-            Some(object @ Value::Object(_)) => Some(object.clone()),
+            Some(text @ Value::String(_)) => Some(text),
+            Some(object @ Value::Object(_)) => Some(object),
             Some(_) => return Err("its 'template' is neither HOT text nor an object".into()),
         };
         let mut files = BTreeMap::new();
-        match fields.get("files") {
+        match fields.files {
             None | Some(Value::Null) => {}
             Some(Value::Object(map)) => {
                 for (name, content) in map {
-                    let text = match content {
+                    let text = match &content {
                         Value::String(text) => text.clone(),
                         // Heat takes a JSON template where it takes YAML.
                         Value::Object(_) => content.to_string(),
                         _ => return Err(format!("its file {name} is neither HOT text nor an object")),
                     };
-                    files.insert(name.clone(), text);
+                    files.insert(name, text);
                 }
             }
             Some(_) => return Err("its 'files' is not an object".into()),
         }
-        let parameters = match fields.get("parameters") {
+        let parameters = match fields.parameters {
             None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(map)) => map.clone(),
+            Some(Value::Object(map)) => map,
             Some(_) => return Err("its 'parameters' is not an object".into()),
         };
         if parameters.get("nfv").is_some_and(|nfv| !nfv.is_object()) {
             return Err("its 'parameters.nfv' is not an object".into());
         }
-        let existing = match fields.get("existing") {
+        let existing = match fields.existing {
             None | Some(Value::Null) => true,
-            Some(Value::Bool(existing)) => *existing,
+            Some(Value::Bool(existing)) => existing,
             Some(_) => return Err("its 'existing' is not a boolean".into()),
         };
         Ok(Self { template, files, parameters, existing })
@@ -103,23 +116,27 @@ impl StackFields {
 /// stack id and the `nfv` parameter last sent, as Tacker keeps them.
 pub(super) fn script_instance(instance: &Value, current: &Inventory, stack_id: Option<&str>, nfv: &Value) -> Value {
     let mut inst = instance.clone();
-    let Some(info) = inst.get_mut("instantiatedVnfInfo").filter(|info| info.is_object()) else {
+    let Some(info) = inst.get_mut("instantiatedVnfInfo").and_then(Value::as_object_mut) else {
         return inst;
     };
-    if !current.vnfc_resources.is_empty() || info.get("vnfcResourceInfo").is_some() {
-        info["vnfcResourceInfo"] = serde_json::to_value(&current.vnfc_resources).unwrap_or_else(|_| json!([]));
-        info["virtualStorageResourceInfo"] =
-            serde_json::to_value(&current.virtual_storages).unwrap_or_else(|_| json!([]));
-        info["vnfVirtualLinkResourceInfo"] = serde_json::to_value(&current.virtual_links).unwrap_or_else(|_| json!([]));
+    // The document handed to the class, built as Tacker builds it.
+    let list = |value: serde_json::Result<Value>| value.unwrap_or_else(|_| json!([]));
+    if !current.vnfc_resources.is_empty() || info.contains_key("vnfcResourceInfo") {
+        info.insert("vnfcResourceInfo".into(), list(serde_json::to_value(&current.vnfc_resources)));
+        info.insert("virtualStorageResourceInfo".into(), list(serde_json::to_value(&current.virtual_storages)));
+        info.insert("vnfVirtualLinkResourceInfo".into(), list(serde_json::to_value(&current.virtual_links)));
     }
-    if !info["metadata"].is_object() {
-        info["metadata"] = json!({});
+    let metadata = info.entry("metadata").or_insert_with(|| json!({}));
+    if !metadata.is_object() {
+        *metadata = json!({});
     }
-    if let Some(stack_id) = stack_id {
-        info["metadata"]["stack_id"] = json!(stack_id);
-    }
-    if nfv.is_object() {
-        info["metadata"]["nfv"] = nfv.clone();
+    if let Some(metadata) = metadata.as_object_mut() {
+        if let Some(stack_id) = stack_id {
+            metadata.insert("stack_id".into(), json!(stack_id));
+        }
+        if nfv.is_object() {
+            metadata.insert("nfv".into(), nfv.clone());
+        }
     }
     inst
 }
