@@ -504,7 +504,7 @@ mod tests {
             assert_eq!((found.state(), found.vnf_instance_id()), ("STARTING", "instance"));
             assert_eq!(lcm::in_flight_op(&mut conn, major, "instance").unwrap().map(|op| op.id), Some(id.clone()));
             let spec = crate::repo::list::ListSpec { limit: 10, project: Some("tenant".into()), ..Default::default() };
-            assert_eq!(lcm::list_ops(&mut conn, backend, major, &spec).unwrap(), [record.clone()]);
+            assert_eq!(lcm::list_ops(&mut conn, backend, major, &spec).unwrap(), std::slice::from_ref(&record));
             let raw = lcm::list_ops_raw(&mut conn, backend, major, &spec).unwrap();
             assert_eq!(raw.iter().map(|raw| raw.id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
             assert!(lcm::claim_op(&mut conn, major, &id, "dead", &now).unwrap().is_some());
