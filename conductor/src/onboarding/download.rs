@@ -159,23 +159,7 @@ pub(super) async fn fetch_from_nfvo(
         GrantError::Unavailable(detail) => OnboardingFailure::new(503, detail),
     };
     let info = nfvo.onboarded_package(vnfd_id).await.map_err(refused)?;
-    let info: NfvoPackageInfo = view(&info);
-    if let Some(held) = info.vnfd_id.as_deref().filter(|held| *held != vnfd_id) {
-        return Err(OnboardingFailure::new(
-            422,
-            format!("The NFVO answered for vnfdId {vnfd_id} with the package of vnfdId {held}."),
-        ));
-    }
-    let state = info.operational_state.as_deref().unwrap_or("absent");
-    if state != "ENABLED" {
-        return Err(OnboardingFailure::new(
-            422,
-            format!("The NFVO's VNF package for vnfdId {vnfd_id} is {state}, not ENABLED."),
-        ));
-    }
-    let checksum = PackageChecksum::of(&info.checksum).map_err(|reason| {
-        OnboardingFailure::new(422, format!("The NFVO's VnfPkgInfo for vnfdId {vnfd_id}: {reason}"))
-    })?;
+    let checksum = usable_checksum(&info, vnfd_id)?;
     let mut response = nfvo.onboarded_package_content(vnfd_id).await.map_err(refused)?;
     let settings = &ctx.packages;
     let max = settings.max_upload_bytes;
@@ -221,6 +205,27 @@ pub(super) async fn fetch_from_nfvo(
         ));
     }
     put_in_place(files).await
+}
+
+/// The checksum of the NFVO's VnfPkgInfo for `vnfd_id`, when that package is the one asked
+/// for and ENABLED.
+fn usable_checksum(info: &serde_json::Value, vnfd_id: &str) -> Result<PackageChecksum, OnboardingFailure> {
+    let info: NfvoPackageInfo = view(info);
+    if let Some(held) = info.vnfd_id.as_deref().filter(|held| *held != vnfd_id) {
+        return Err(OnboardingFailure::new(
+            422,
+            format!("The NFVO answered for vnfdId {vnfd_id} with the package of vnfdId {held}."),
+        ));
+    }
+    let state = info.operational_state.as_deref().unwrap_or("absent");
+    if state != "ENABLED" {
+        return Err(OnboardingFailure::new(
+            422,
+            format!("The NFVO's VNF package for vnfdId {vnfd_id} is {state}, not ENABLED."),
+        ));
+    }
+    PackageChecksum::of(&info.checksum)
+        .map_err(|reason| OnboardingFailure::new(422, format!("The NFVO's VnfPkgInfo for vnfdId {vnfd_id}: {reason}")))
 }
 
 fn too_large_from_nfvo(vnfd_id: &str, max: u64) -> OnboardingFailure {
