@@ -51,39 +51,4 @@ impl ConductorMetrics {
         registry.register(Box::new(work_taken.clone()))?;
         Ok(Self { notifications, outbox_republished, running, notifications_pending, vim_retries, work_taken })
     }
-
-    /// Metrics that go nowhere (tests, tools).
-    pub fn detached() -> Self {
-        Self::new(&Registry::new()).unwrap_or_else(|_| unreachable_metrics())
-    }
-}
-
-fn unreachable_metrics() -> ConductorMetrics {
-    // Registering fresh collectors in a fresh registry cannot collide; build them bare.
-    let counter = |name: &str, labels: &[&str]| IntCounterVec::new(Opts::new(name, name), labels);
-    match (
-        counter("solgate_notifications_total", &["result"]),
-        counter("solgate_rpc_outbox_published_total", &["result"]),
-        IntGauge::new("solgate_lcm_operations_running", "running"),
-        IntGauge::new("solgate_notifications_pending", "pending"),
-        IntCounter::new("solgate_vim_retries_total", "retries"),
-        counter("solgate_lcm_work_taken_total", &["by"]),
-    ) {
-        (
-            Ok(notifications),
-            Ok(outbox_republished),
-            Ok(running),
-            Ok(notifications_pending),
-            Ok(vim_retries),
-            Ok(work_taken),
-        ) => ConductorMetrics {
-            notifications,
-            outbox_republished,
-            running,
-            notifications_pending,
-            vim_retries,
-            work_taken,
-        },
-        _ => std::process::abort(),
-    }
 }

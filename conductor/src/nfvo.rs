@@ -20,6 +20,9 @@ use serde_json::{Value, json};
 use solgate_core::CoreError;
 use solgate_core::callbacks::{CallbackAuth, CallbackCredentials, Callbacks};
 use solgate_core::egress::Outbound;
+use solgate_model::grant::{Grant, GrantRequest};
+
+use crate::lcm::views::view;
 
 /// The SOL003 Grant interface version sent in `Version` (SOL003 v3.3.1: 1.4.0).
 pub const GRANT_API_VERSION: &str = "1.4.0";
@@ -190,17 +193,37 @@ impl NfvoSettings {
 pub enum GrantError {
     /// The NFVO refused (403, or another 4xx): its ProblemDetails. The operation ends
     /// before processing (ROLLED_BACK).
-    Rejected(Value),
+    Rejected(NfvoProblem),
     /// The NFVO could not be reached, failed (5xx), did not decide in time, or answered
     /// something that is not a Grant: the operation may be retried later (FAILED_TEMP).
     Unavailable(String),
+}
+
+/// The ProblemDetails (SOL013 clause 6.3) of an NFVO's refusal, kept to its standard
+/// members (and made one when it sent none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NfvoProblem {
+    pub status: u16,
+    pub detail: String,
+    pub title: String,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub problem_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+}
+
+impl NfvoProblem {
+    /// As an occurrence's `error`.
+    pub fn to_value(&self) -> Value {
+        json!(self)
+    }
 }
 
 /// What the NFVO answered a GrantRequest.
 #[derive(Debug, Clone)]
 pub enum GrantAnswer {
     /// 201 (or 200): the Grant.
-    Granted(Value),
+    Granted(Box<Grant>),
     /// 202: the Grant is to be fetched from `location` (absolute, on the endpoint's origin),
     /// first after `delay`.
     Pending { location: String, delay: Duration },
@@ -267,20 +290,14 @@ impl GrantClient {
         format!("{}/grant/v1/grants", self.settings.endpoint.trim_end_matches('/'))
     }
 
-    /// Asks for a grant: the synchronous 201 Grant, or 202 and polling `Location` until
-    /// the NFVO decides (`grant_timeout_secs`).
-    pub async fn request_grant(&self, request: &Value) -> Result<Value, GrantError> {
-        match self.submit_grant(request).await? {
-            GrantAnswer::Granted(grant) => Ok(grant),
-            GrantAnswer::Pending { location, delay } => self.await_grant(&location, delay).await,
-        }
-    }
-
     /// Sends the GrantRequest: the Grant (201), or where to wait for it (202 + `Location`).
-    pub async fn submit_grant(&self, request: &Value) -> Result<GrantAnswer, GrantError> {
-        let response = self.send(reqwest::Method::POST, &self.grants_uri(), Some(request)).await?;
+    pub async fn submit_grant(&self, request: &GrantRequest) -> Result<GrantAnswer, GrantError> {
+        let body = json!(request);
+        let response = self.send(reqwest::Method::POST, &self.grants_uri(), Some(&body)).await?;
         match response.status() {
-            StatusCode::CREATED | StatusCode::OK => read_grant(response).await.map(GrantAnswer::Granted),
+            StatusCode::CREATED | StatusCode::OK => {
+                read_grant(response).await.map(|grant| GrantAnswer::Granted(Box::new(grant)))
+            }
             StatusCode::ACCEPTED => {
                 let location = self.location_of(&response)?;
                 let delay = retry_after(&response).unwrap_or(self.poll_interval());
@@ -292,7 +309,7 @@ impl GrantClient {
 
     /// Polls an asynchronous grant's `Location` (one that [`Self::submit_grant`] gave, maybe
     /// to a conductor that stopped since) until the NFVO decides.
-    pub async fn await_grant(&self, location: &str, delay: Duration) -> Result<Value, GrantError> {
+    pub async fn await_grant(&self, location: &str, delay: Duration) -> Result<Grant, GrantError> {
         let on_endpoint = url::Url::parse(location).ok().zip(url::Url::parse(&self.grants_uri()).ok());
         if !on_endpoint.is_some_and(|(location, endpoint)| location.origin() == endpoint.origin()) {
             return Err(GrantError::Unavailable(
@@ -308,7 +325,7 @@ impl GrantClient {
         Duration::from_secs(self.settings.grant_poll_interval_secs.max(1))
     }
 
-    async fn poll(&self, location: &str, delay: &mut Duration) -> Result<Value, GrantError> {
+    async fn poll(&self, location: &str, delay: &mut Duration) -> Result<Grant, GrantError> {
         let deadline = Instant::now() + Duration::from_secs(self.settings.grant_timeout_secs);
         loop {
             if Instant::now() + *delay > deadline {
@@ -534,7 +551,10 @@ pub async fn keep_package_subscription(
     loop {
         let attempt = async {
             let subscriptions = client.package_subscriptions().await?;
-            if subscriptions.iter().any(|subscription| subscription["callbackUri"] == callback_uri.as_str()) {
+            let subscribed = |subscription: &Value| {
+                view::<PkgmSubscription>(subscription).callback_uri.is_some_and(|uri| uri == callback_uri)
+            };
+            if subscriptions.iter().any(subscribed) {
                 return Ok(false);
             }
             let request = package_subscription_request(&client.settings, &callback_uri);
@@ -555,7 +575,7 @@ pub async fn keep_package_subscription(
             }
             Err(error) => {
                 let cause = match error {
-                    GrantError::Rejected(problem) => problem["detail"].as_str().unwrap_or_default().to_owned(),
+                    GrantError::Rejected(problem) => problem.detail,
                     GrantError::Unavailable(cause) => cause,
                 };
                 tracing::warn!(%cause, retry_in_secs = delay.as_secs(),
@@ -570,17 +590,26 @@ pub async fn keep_package_subscription(
     }
 }
 
+/// SOL003 clause 10.5.2.4 PkgmSubscription, the member read here.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct PkgmSubscription {
+    callback_uri: Option<String>,
+}
+
 fn retry_after(response: &reqwest::Response) -> Option<Duration> {
     let seconds: u64 = response.headers().get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
     Some(Duration::from_secs(seconds.min(60)))
 }
 
-async fn read_grant(response: reqwest::Response) -> Result<Value, GrantError> {
+async fn read_grant(response: reqwest::Response) -> Result<Grant, GrantError> {
     let grant: Value = response
         .json()
         .await
         .map_err(|error| GrantError::Unavailable(format!("The NFVO's Grant is not JSON: {error}")))?;
-    if grant["id"].as_str().is_none_or(str::is_empty) {
+    let grant: Grant = serde_json::from_value(grant)
+        .map_err(|error| GrantError::Unavailable(format!("The NFVO's answer is not a Grant: {error}")))?;
+    if grant.id.is_empty() {
         return Err(GrantError::Unavailable("The NFVO's Grant has no id.".into()));
     }
     Ok(grant)
@@ -593,26 +622,41 @@ async fn failure(response: reqwest::Response) -> GrantError {
     if status.is_client_error() && status != StatusCode::UNAUTHORIZED && status != StatusCode::TOO_MANY_REQUESTS {
         GrantError::Rejected(problem_of(status, &body))
     } else {
-        let detail = body["detail"].as_str().map(|detail| format!(": {detail}")).unwrap_or_default();
+        let detail = view::<ProblemBody>(&body).detail().map(|detail| format!(": {detail}")).unwrap_or_default();
         GrantError::Unavailable(format!("The NFVO answered with HTTP {}{detail}", status.as_u16()))
     }
 }
 
-/// The NFVO's ProblemDetails, kept to its standard members (and made one when it sent none).
-fn problem_of(status: StatusCode, body: &Value) -> Value {
-    let mut problem = json!({
-        "status": status.as_u16(),
-        "detail": body["detail"].as_str().map(str::to_owned)
-            .unwrap_or_else(|| format!("The NFVO rejected the grant (HTTP {}).", status.as_u16())),
-    });
-    let title = body["title"].as_str().or(status.canonical_reason()).unwrap_or("Grant rejected");
-    problem["title"] = json!(title);
-    for key in ["type", "instance"] {
-        if let Some(text) = body[key].as_str() {
-            problem[key] = json!(text);
-        }
+/// An NFVO's error body as it came: a ProblemDetails, maybe, of any member types.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ProblemBody {
+    detail: Option<Value>,
+    title: Option<Value>,
+    #[serde(rename = "type")]
+    problem_type: Option<Value>,
+    instance: Option<Value>,
+}
+
+impl ProblemBody {
+    fn detail(&self) -> Option<&str> {
+        self.detail.as_ref().and_then(Value::as_str)
     }
-    problem
+}
+
+/// The NFVO's ProblemDetails, kept to its standard members (and made one when it sent none).
+fn problem_of(status: StatusCode, body: &Value) -> NfvoProblem {
+    let body: ProblemBody = view(body);
+    let text = |member: &Option<Value>| member.as_ref().and_then(Value::as_str).map(str::to_owned);
+    NfvoProblem {
+        status: status.as_u16(),
+        detail: body
+            .detail()
+            .map_or_else(|| format!("The NFVO rejected the grant (HTTP {}).", status.as_u16()), str::to_owned),
+        title: text(&body.title).or(status.canonical_reason().map(str::to_owned)).unwrap_or("Grant rejected".into()),
+        problem_type: text(&body.problem_type),
+        instance: text(&body.instance),
+    }
 }
 
 #[cfg(test)]
@@ -665,6 +709,6 @@ mod tests {
             StatusCode::FORBIDDEN,
             &json!({"status": 403, "title": "Forbidden", "detail": "no capacity in zone A", "extra": 1}),
         );
-        assert_eq!(problem, json!({"status": 403, "title": "Forbidden", "detail": "no capacity in zone A"}));
+        assert_eq!(problem.to_value(), json!({"status": 403, "title": "Forbidden", "detail": "no capacity in zone A"}));
     }
 }

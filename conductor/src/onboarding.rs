@@ -25,54 +25,27 @@ use std::collections::HashSet;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use solgate_core::notify::pkgm::{self, PkgEvent};
 use solgate_db::repo::vnf_packages::{self, PackageRecord};
 use solgate_db::repo::{conductors, outbox, to_text};
 use solgate_db::{AnyConnection, DbError, DbResult, write_transaction};
-use solgate_vnfpkg::{CsarError, HashAlgo, Hasher, Limits, PackageContents};
-use tokio::io::AsyncWriteExt;
+use solgate_vnfpkg::{Limits, PackageContents};
+
+mod download;
+mod failure;
+mod pkg_info;
+
+use download::{fetch, fetch_from_nfvo, redacted};
+use failure::OnboardingFailure;
+use pkg_info::{ONBOARDED_KEYS, onboarded_body};
 
 use crate::context::{ConductorContext, ConductorError};
-use crate::nfvo::GrantError;
-use solgate_core::egress::Outbound;
 use solgate_core::now;
 use solgate_core::packages::{
-    CREATED, FAILURE_DETAILS, ONBOARDED, Origin, PROCESSING, PackageFiles, UPLOADING, UploadSource, failure_details,
+    CREATED, FAILURE_DETAILS, Origin, PROCESSING, PackageFiles, UPLOADING, UploadSource, failure_details,
     remove_if_present,
 };
-use solgate_core::settings::PackageSettings;
-
-/// Why onboarding failed: what the client reads in `onboardingFailureDetails`.
-#[derive(Debug, Clone, PartialEq)]
-struct OnboardingFailure {
-    status: u16,
-    detail: String,
-}
-
-impl OnboardingFailure {
-    fn new(status: u16, detail: impl Into<String>) -> Self {
-        Self { status, detail: detail.into() }
-    }
-
-    /// A package defect is the client's (422: a zip was received but cannot be onboarded);
-    /// local I/O trouble is ours (500, details in the log only).
-    fn from_csar(error: &CsarError, package_id: &str) -> Self {
-        if error.is_package_error() {
-            OnboardingFailure::new(422, error.to_string())
-        } else {
-            tracing::error!(package = %package_id, %error, "onboarding failed on local I/O");
-            OnboardingFailure::internal()
-        }
-    }
-
-    fn internal() -> Self {
-        OnboardingFailure::new(
-            500,
-            "The VNF package could not be processed because of an internal error; see the solgate log.",
-        )
-    }
-}
 
 /// Packages this process is onboarding right now, as "conductor id/package id". A message
 /// repeated while its work runs (the relay republishes after a while) is then a no-op.
@@ -334,243 +307,6 @@ async fn enter_processing(ctx: &Arc<ConductorContext>, id: &str) -> Result<bool,
     Ok(updated.is_some())
 }
 
-/// The address without credentials, for messages.
-fn redacted(address: &str) -> String {
-    match url::Url::parse(address) {
-        Ok(mut url) => {
-            let _ = url.set_password(None);
-            let _ = url.set_username("");
-            url.to_string()
-        }
-        Err(_) => address.to_owned(),
-    }
-}
-
-/// Fetches `upload_from_uri` content into `package.zip` (through a partial file), bounded in
-/// size and time.
-async fn fetch(
-    settings: &PackageSettings,
-    outbound: &Outbound,
-    files: &PackageFiles,
-    address: &str,
-    user_name: Option<&str>,
-    password: Option<&str>,
-) -> Result<(), OnboardingFailure> {
-    let shown = redacted(address);
-    let bad =
-        |reason: String| OnboardingFailure::new(400, format!("Could not fetch the VNF package from {shown}: {reason}"));
-    // Checked when the request was accepted; again here, as the guard's rules may have
-    // changed since (the resolver and the redirect policy check every connection too).
-    let url = outbound
-        .policy()
-        .check_uri("addressInformation", address)
-        .map_err(|refused| OnboardingFailure::new(refused.status, refused.detail.replace(address, &shown)))?;
-    let client = outbound
-        .client_builder(true)
-        .map_err(|error| {
-            tracing::error!(%error, "cannot build the HTTP client");
-            OnboardingFailure::internal()
-        })?
-        .timeout(Duration::from_secs(settings.fetch_timeout_secs.max(1)))
-        .connect_timeout(Duration::from_secs(settings.fetch_connect_timeout_secs.max(1)))
-        .build()
-        .map_err(|error| {
-            tracing::error!(%error, "cannot build the HTTP client");
-            OnboardingFailure::internal()
-        })?;
-    let mut request = client.get(url.clone());
-    if let Some(user) = user_name {
-        request = request.basic_auth(user, password);
-    }
-    let describe = |error: &reqwest::Error| {
-        // The error's own text names the URL (credentials included); log its cause only.
-        let cause = std::error::Error::source(error).map(ToString::to_string).unwrap_or_default();
-        tracing::warn!(address = %shown, %cause, status = ?error.status(), "fetching a VNF package failed");
-        if error.is_redirect() {
-            // The SSRF guard's reason (the rule that refused the hop), or too many hops.
-            format!("a redirect was not followed: {cause}")
-        } else if error.is_timeout() {
-            format!("no complete answer within {} seconds", settings.fetch_timeout_secs)
-        } else if error.is_connect() {
-            "the server could not be reached".to_owned()
-        } else {
-            "the transfer failed".to_owned()
-        }
-    };
-    let mut response = request.send().await.map_err(|error| bad(describe(&error)))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(bad(format!("the server answered {status}")));
-    }
-    let max = settings.max_upload_bytes;
-    let too_large =
-        || OnboardingFailure::new(413, format!("The VNF package at {shown} is larger than the allowed {max} bytes."));
-    download_partial(files, &mut response, max, too_large, |error| bad(describe(error)), |_| {}).await?;
-    put_in_place(files).await
-}
-
-/// Streams a download into the package's partial `package.zip` (made afresh), stopping
-/// past `max` bytes; every chunk is also shown to `on_chunk` (a checksum). On failure the
-/// partial file is removed.
-async fn download_partial(
-    files: &PackageFiles,
-    response: &mut reqwest::Response,
-    max: u64,
-    too_large: impl Fn() -> OnboardingFailure,
-    read_failure: impl Fn(&reqwest::Error) -> OnboardingFailure,
-    mut on_chunk: impl FnMut(&[u8]),
-) -> Result<(), OnboardingFailure> {
-    if response.content_length().is_some_and(|length| length > max) {
-        return Err(too_large());
-    }
-    tokio::fs::create_dir_all(files.root()).await.map_err(|error| download_io(&error))?;
-    let partial = files.partial("package.zip");
-    let mut file = tokio::fs::File::create(&partial).await.map_err(|error| download_io(&error))?;
-    let mut received: u64 = 0;
-    let written: Result<(), OnboardingFailure> = async {
-        while let Some(chunk) = response.chunk().await.map_err(|error| read_failure(&error))? {
-            received += chunk.len() as u64;
-            if received > max {
-                return Err(too_large());
-            }
-            on_chunk(&chunk);
-            file.write_all(&chunk).await.map_err(|error| download_io(&error))?;
-        }
-        file.sync_all().await.map_err(|error| download_io(&error))
-    }
-    .await;
-    drop(file);
-    if written.is_err() {
-        let _ = tokio::fs::remove_file(&partial).await;
-    }
-    written
-}
-
-/// The complete partial download becomes `package.zip`.
-async fn put_in_place(files: &PackageFiles) -> Result<(), OnboardingFailure> {
-    tokio::fs::rename(files.partial("package.zip"), files.package_zip()).await.map_err(|error| download_io(&error))
-}
-
-fn download_io(error: &std::io::Error) -> OnboardingFailure {
-    tracing::error!(%error, "cannot write a downloaded VNF package");
-    OnboardingFailure::internal()
-}
-
-/// Takes the package holding VNFD `vnfd_id` from the NFVO (`[nfvo] mode = "external"`):
-/// its VnfPkgInfo must say ENABLED and give a checksum, and the content, bounded like an
-/// `upload_from_uri`, must match that checksum before it becomes `package.zip`.
-async fn fetch_from_nfvo(ctx: &ConductorContext, files: &PackageFiles, vnfd_id: &str) -> Result<(), OnboardingFailure> {
-    let Some(nfvo) = ctx.nfvo.as_ref() else {
-        return Err(OnboardingFailure::new(
-            422,
-            format!("VnfPackage of vnfdId {vnfd_id} is not onboarded, and no external NFVO is configured."),
-        ));
-    };
-    let refused = |error: GrantError| match error {
-        GrantError::Rejected(problem) => OnboardingFailure::new(
-            422,
-            format!(
-                "The NFVO has no usable VNF package for vnfdId {vnfd_id}: {}",
-                problem["detail"].as_str().unwrap_or("refused")
-            ),
-        ),
-        GrantError::Unavailable(detail) => OnboardingFailure::new(503, detail),
-    };
-    let info = nfvo.onboarded_package(vnfd_id).await.map_err(refused)?;
-    let state = |key: &str| info[key].as_str().unwrap_or("absent").to_owned();
-    if info["vnfdId"].as_str().is_some_and(|held| held != vnfd_id) {
-        return Err(OnboardingFailure::new(
-            422,
-            format!("The NFVO answered for vnfdId {vnfd_id} with the package of vnfdId {}.", state("vnfdId")),
-        ));
-    }
-    if state("operationalState") != "ENABLED" {
-        return Err(OnboardingFailure::new(
-            422,
-            format!("The NFVO's VNF package for vnfdId {vnfd_id} is {}, not ENABLED.", state("operationalState")),
-        ));
-    }
-    let checksum = PackageChecksum::of(&info["checksum"]).map_err(|reason| {
-        OnboardingFailure::new(422, format!("The NFVO's VnfPkgInfo for vnfdId {vnfd_id}: {reason}"))
-    })?;
-    let mut response = nfvo.onboarded_package_content(vnfd_id).await.map_err(refused)?;
-    let settings = &ctx.packages;
-    let max = settings.max_upload_bytes;
-    let mut hasher = Hasher::new(checksum.algo);
-    let transfer = download_partial(
-        files,
-        &mut response,
-        max,
-        || too_large_from_nfvo(vnfd_id, max),
-        |error| {
-            OnboardingFailure::new(
-                503,
-                format!("The NFVO's VNF package content for vnfdId {vnfd_id} could not be read: {}", cause_of(error)),
-            )
-        },
-        |chunk| hasher.update(chunk),
-    );
-    // The NFVO client has no overall timeout (its body is bounded here instead).
-    let limit = Duration::from_secs(settings.fetch_timeout_secs.max(1));
-    match tokio::time::timeout(limit, transfer).await {
-        Ok(written) => written?,
-        Err(_) => {
-            let _ = tokio::fs::remove_file(files.partial("package.zip")).await;
-            return Err(OnboardingFailure::new(
-                503,
-                format!(
-                    "The NFVO's VNF package content for vnfdId {vnfd_id} did not arrive within {} seconds.",
-                    settings.fetch_timeout_secs
-                ),
-            ));
-        }
-    }
-    let got = hasher.hex();
-    if !got.eq_ignore_ascii_case(&checksum.hash) {
-        let _ = tokio::fs::remove_file(files.partial("package.zip")).await;
-        return Err(OnboardingFailure::new(
-            422,
-            format!(
-                "The NFVO's VNF package content for vnfdId {vnfd_id} does not match the checksum of its VnfPkgInfo \
-                 ({} {}, received {got}); it was not onboarded.",
-                checksum.algorithm, checksum.hash
-            ),
-        ));
-    }
-    put_in_place(files).await
-}
-
-fn too_large_from_nfvo(vnfd_id: &str, max: u64) -> OnboardingFailure {
-    OnboardingFailure::new(
-        413,
-        format!(
-            "The NFVO's VNF package for vnfdId {vnfd_id} is larger than the allowed {max} bytes (packages.max_upload_bytes)."
-        ),
-    )
-}
-
-fn cause_of(error: &reqwest::Error) -> String {
-    std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string)
-}
-
-/// The `checksum` of a VnfPkgInfo (SOL005 `Checksum`: `algorithm`, `hash` in hex), with the
-/// algorithms package manifests accept.
-struct PackageChecksum {
-    algorithm: String,
-    algo: HashAlgo,
-    hash: String,
-}
-
-impl PackageChecksum {
-    fn of(value: &Value) -> Result<Self, String> {
-        let algorithm = value["algorithm"].as_str().ok_or("it has no checksum.algorithm")?;
-        let hash = value["hash"].as_str().ok_or("it has no checksum.hash")?;
-        let algo = HashAlgo::parse(algorithm)
-            .ok_or_else(|| format!("checksum.algorithm {algorithm:?} is not supported (SHA-224/256/384/512 are)."))?;
-        Ok(Self { algorithm: algorithm.to_owned(), algo, hash: hash.trim().to_owned() })
-    }
-}
-
 /// PROCESSING: inspect, extract and prepare the VNFD downloads from `package.zip`, then
 /// ONBOARDED in one transaction.
 async fn process_stored(
@@ -785,116 +521,9 @@ async fn fail(
     Ok(())
 }
 
-/// Attributes onboarding adds to VnfPkgInfo.
-const ONBOARDED_KEYS: &[&str] = &[
-    "vnfdId",
-    "vnfProvider",
-    "vnfProductName",
-    "vnfSoftwareVersion",
-    "vnfdVersion",
-    "checksum",
-    "softwareImages",
-    "additionalArtifacts",
-];
-
-/// VnfPkgInfo once onboarded (SOL005 v2.6.1 clause 9.5.2.5), attributes in the table's order.
-fn onboarded_body(current: &Value, contents: &PackageContents, onboarded_at: &str, enable: bool) -> Value {
-    let vnfd = &contents.vnfd;
-    let mut body = Map::new();
-    body.insert("id".into(), current["id"].clone());
-    body.insert("vnfdId".into(), json!(vnfd.descriptor_id));
-    body.insert("vnfProvider".into(), json!(vnfd.provider));
-    body.insert("vnfProductName".into(), json!(vnfd.product_name));
-    body.insert("vnfSoftwareVersion".into(), json!(vnfd.software_version));
-    body.insert("vnfdVersion".into(), json!(vnfd.descriptor_version));
-    body.insert("checksum".into(), json!({"algorithm": contents.checksum.algorithm, "hash": contents.checksum.hash}));
-    body.insert("softwareImages".into(), Value::Array(software_images(contents, onboarded_at)));
-    body.insert("additionalArtifacts".into(), Value::Array(additional_artifacts(contents)));
-    body.insert("onboardingState".into(), json!(ONBOARDED));
-    let operational = if enable { json!("ENABLED") } else { current["operationalState"].clone() };
-    body.insert("operationalState".into(), operational);
-    body.insert("usageState".into(), current["usageState"].clone());
-    body.insert("userDefinedData".into(), current.get("userDefinedData").cloned().unwrap_or_else(|| json!({})));
-    // Anything else stored (a private key) is kept.
-    if let Value::Object(old) = current {
-        for (key, value) in old {
-            if !body.contains_key(key) && key != FAILURE_DETAILS {
-                body.insert(key.clone(), value.clone());
-            }
-        }
-    }
-    Value::Object(body)
-}
-
-/// SOL005 SoftwareImageInformation: minDisk in GB, minRam in MB, size in bytes; formats in
-/// the enumeration's upper case (SOL001 writes them in lower case).
-fn software_images(contents: &PackageContents, created_at: &str) -> Vec<Value> {
-    contents
-        .vnfd
-        .software_images
-        .iter()
-        .map(|image| {
-            let mut info = Map::new();
-            info.insert("id".into(), json!(image.id));
-            info.insert("name".into(), json!(image.name));
-            info.insert("provider".into(), json!(image.provider.clone().unwrap_or_default()));
-            info.insert("version".into(), json!(image.version.clone().unwrap_or_default()));
-            let declared = image.checksum.as_ref().map(|c| (c.algorithm.clone(), c.hash.clone())).or_else(|| {
-                let path = image.image_path.as_deref()?;
-                contents
-                    .artifacts
-                    .iter()
-                    .find(|a| a.path == path)
-                    .map(|a| (a.checksum.algorithm.clone(), a.checksum.hash.clone()))
-            });
-            if let Some((algorithm, hash)) = declared {
-                info.insert("checksum".into(), json!({"algorithm": algorithm, "hash": hash}));
-            }
-            if let Some(format) = &image.container_format {
-                info.insert("containerFormat".into(), json!(format.to_ascii_uppercase()));
-            }
-            if let Some(format) = &image.disk_format {
-                info.insert("diskFormat".into(), json!(format.to_ascii_uppercase()));
-            }
-            info.insert("createdAt".into(), json!(created_at));
-            info.insert("minDisk".into(), json!(image.min_disk.map_or(0, |bytes| bytes.div_ceil(1_000_000_000))));
-            info.insert("minRam".into(), json!(image.min_ram.map_or(0, |bytes| bytes.div_ceil(1_000_000))));
-            let file_size = || {
-                let path = image.image_path.as_deref()?;
-                contents.files.iter().find(|f| f.path == path).map(|f| f.size)
-            };
-            info.insert("size".into(), json!(image.size.or_else(file_size).unwrap_or(0)));
-            info.insert("imagePath".into(), json!(image.image_path.clone().unwrap_or_default()));
-            Value::Object(info)
-        })
-        .collect()
-}
-
-/// Artifacts in the package other than software images (those are in `softwareImages`).
-/// Artifacts outside the package (declared by URI) have no package path and are left out.
-fn additional_artifacts(contents: &PackageContents) -> Vec<Value> {
-    contents
-        .artifacts
-        .iter()
-        .filter(|artifact| !artifact.software_image && !artifact.external)
-        .map(|artifact| {
-            json!({
-                "artifactPath": artifact.path,
-                "checksum": {"algorithm": artifact.checksum.algorithm, "hash": artifact.checksum.hash},
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn addresses_are_shown_without_credentials() {
-        assert_eq!(redacted("http://user:secret@example.com/p.zip"), "http://example.com/p.zip");
-        assert_eq!(redacted("not a url"), "not a url");
-    }
 
     #[test]
     fn work_delivered_twice_at_once_is_refused_without_hanging() {

@@ -2,6 +2,8 @@
 //! name every layer uses for an operation, from the database row to the conductor.
 //! Planning an operation (which needs the database and the VNFD) lives in solgate-core.
 
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use solgate_schemas::ApiVersionId;
 
@@ -52,23 +54,48 @@ struct Row {
     /// The key of the task in VnfInstance `_links` (change_vnfpkg's first appears in
     /// SOL003 V3.6.1; rendering leaves it out for earlier minors).
     link_name: Option<&'static str>,
+    /// The operation of SOL001's `Vnflcm` interface its management scripts are named after
+    /// (`<script>_start`, ...; Tacker's `_script_method_name`).
+    script: &'static str,
+    /// Whether an external NFVO is asked for a grant (SOL003 clause 9: every operation
+    /// that changes resources; OPERATE and MODIFY_INFO do not).
+    asks_grant: bool,
+    /// What its GrantRequest lists besides the VNFCs its plan adds and removes.
+    grant_lists: GrantLists,
+}
+
+/// What an operation's GrantRequest (SOL003 clause 9.5.2.2) lists besides the VNFCs its plan
+/// adds and removes and those a heal re-creates, as Tacker's v2 builds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantLists {
+    /// Nothing more.
+    Vnfcs,
+    /// The internal virtual links the deployment creates (INSTANTIATE).
+    NewVirtualLinks,
+    /// Every internal virtual link of the instance, removed (TERMINATE).
+    RemovedVirtualLinks,
+    /// The VNFCs with a CP on a changed external virtual link updated, the link ports of
+    /// those CPs re-made (CHANGE_EXT_CONN).
+    ExtConnectivity,
+    /// The VNFCs of a rolling update's VDUs re-created, and `dstVnfdId` (CHANGE_VNFPKG).
+    PackageChange,
 }
 
 #[rustfmt::skip]
 const ROWS: [Row; 11] = [
-    Row { operation: Instantiate, name: "INSTANTIATE", request_schema: "InstantiateVnfRequest", task_path: Some("instantiate"), link_name: Some("instantiate") },
-    Row { operation: Terminate, name: "TERMINATE", request_schema: "TerminateVnfRequest", task_path: Some("terminate"), link_name: Some("terminate") },
-    Row { operation: Scale, name: "SCALE", request_schema: "ScaleVnfRequest", task_path: Some("scale"), link_name: Some("scale") },
-    Row { operation: ScaleToLevel, name: "SCALE_TO_LEVEL", request_schema: "ScaleVnfToLevelRequest", task_path: Some("scale_to_level"), link_name: Some("scaleToLevel") },
-    Row { operation: Heal, name: "HEAL", request_schema: "HealVnfRequest", task_path: Some("heal"), link_name: Some("heal") },
-    Row { operation: ChangeFlavour, name: "CHANGE_FLAVOUR", request_schema: "ChangeVnfFlavourRequest", task_path: Some("change_flavour"), link_name: Some("changeFlavour") },
-    Row { operation: Operate, name: "OPERATE", request_schema: "OperateVnfRequest", task_path: Some("operate"), link_name: Some("operate") },
-    Row { operation: ChangeExtConn, name: "CHANGE_EXT_CONN", request_schema: "ChangeExtVnfConnectivityRequest", task_path: Some("change_ext_conn"), link_name: Some("changeExtConn") },
-    Row { operation: ChangeVnfpkg, name: "CHANGE_VNFPKG", request_schema: "ChangeCurrentVnfPkgRequest", task_path: Some("change_vnfpkg"), link_name: Some("changeCurrentVnfPkg") },
-    Row { operation: ModifyInfo, name: "MODIFY_INFO", request_schema: "VnfInfoModificationRequest", task_path: None, link_name: None },
+    Row { operation: Instantiate, name: "INSTANTIATE", request_schema: "InstantiateVnfRequest", task_path: Some("instantiate"), link_name: Some("instantiate"), script: "instantiate", asks_grant: true, grant_lists: GrantLists::NewVirtualLinks },
+    Row { operation: Terminate, name: "TERMINATE", request_schema: "TerminateVnfRequest", task_path: Some("terminate"), link_name: Some("terminate"), script: "terminate", asks_grant: true, grant_lists: GrantLists::RemovedVirtualLinks },
+    Row { operation: Scale, name: "SCALE", request_schema: "ScaleVnfRequest", task_path: Some("scale"), link_name: Some("scale"), script: "scale", asks_grant: true, grant_lists: GrantLists::Vnfcs },
+    Row { operation: ScaleToLevel, name: "SCALE_TO_LEVEL", request_schema: "ScaleVnfToLevelRequest", task_path: Some("scale_to_level"), link_name: Some("scaleToLevel"), script: "scale_to_level", asks_grant: true, grant_lists: GrantLists::Vnfcs },
+    Row { operation: Heal, name: "HEAL", request_schema: "HealVnfRequest", task_path: Some("heal"), link_name: Some("heal"), script: "heal", asks_grant: true, grant_lists: GrantLists::Vnfcs },
+    Row { operation: ChangeFlavour, name: "CHANGE_FLAVOUR", request_schema: "ChangeVnfFlavourRequest", task_path: Some("change_flavour"), link_name: Some("changeFlavour"), script: "change_flavour", asks_grant: true, grant_lists: GrantLists::Vnfcs },
+    Row { operation: Operate, name: "OPERATE", request_schema: "OperateVnfRequest", task_path: Some("operate"), link_name: Some("operate"), script: "operate", asks_grant: false, grant_lists: GrantLists::Vnfcs },
+    Row { operation: ChangeExtConn, name: "CHANGE_EXT_CONN", request_schema: "ChangeExtVnfConnectivityRequest", task_path: Some("change_ext_conn"), link_name: Some("changeExtConn"), script: "change_external_connectivity", asks_grant: true, grant_lists: GrantLists::ExtConnectivity },
+    Row { operation: ChangeVnfpkg, name: "CHANGE_VNFPKG", request_schema: "ChangeCurrentVnfPkgRequest", task_path: Some("change_vnfpkg"), link_name: Some("changeCurrentVnfPkg"), script: "change_current_package", asks_grant: true, grant_lists: GrantLists::PackageChange },
+    Row { operation: ModifyInfo, name: "MODIFY_INFO", request_schema: "VnfInfoModificationRequest", task_path: None, link_name: None, script: "modify_information", asks_grant: false, grant_lists: GrantLists::Vnfcs },
     // SOL003 V4.5.1 clause 5.4.x (VNF LCM 2.12.0). Its `_links` key is left to the minors
     // that define it.
-    Row { operation: SelectDeplMods, name: "SELECT_DEPL_MODS", request_schema: "SelectVnfDeployableModulesRequest", task_path: Some("select_depl_mods"), link_name: None },
+    Row { operation: SelectDeplMods, name: "SELECT_DEPL_MODS", request_schema: "SelectVnfDeployableModulesRequest", task_path: Some("select_depl_mods"), link_name: None, script: "select_depl_mods", asks_grant: true, grant_lists: GrantLists::Vnfcs },
 ];
 
 impl LcmOperation {
@@ -109,6 +136,21 @@ impl LcmOperation {
     /// The key of the task in VnfInstance `_links`.
     pub fn link_name(self) -> Option<&'static str> {
         self.row().link_name
+    }
+
+    /// The `Vnflcm` interface operation its management scripts are named after.
+    pub fn script_name(self) -> &'static str {
+        self.row().script
+    }
+
+    /// Whether an external NFVO is asked for a grant before it runs.
+    pub fn asks_grant(self) -> bool {
+        self.row().asks_grant
+    }
+
+    /// What its GrantRequest lists besides the VNFCs its plan adds and removes.
+    pub fn grant_lists(self) -> GrantLists {
+        self.row().grant_lists
     }
 
     /// Whether the API major has the operation (SOL003 v2.6.1 has no change_vnfpkg).
@@ -162,6 +204,20 @@ impl LcmOperation {
     }
 }
 
+/// Serialized as its SOL003 LcmOperationType name.
+impl Serialize for LcmOperation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for LcmOperation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::from_name(&name).ok_or_else(|| D::Error::custom(format!("unknown LcmOperationType {name:?}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +237,21 @@ mod tests {
         assert_eq!(SelectDeplMods.since(), Some(ApiVersionId::new(2, 12, 0)));
         assert!(!SelectDeplMods.in_major(1) && Instantiate.since().is_none());
         assert!(!ChangeVnfpkg.in_major(1) && ChangeVnfpkg.in_major(2) && Instantiate.in_major(1));
+    }
+
+    #[test]
+    fn scripts_and_grants_follow_tacker() {
+        assert_eq!(Instantiate.script_name(), "instantiate");
+        assert_eq!(ScaleToLevel.script_name(), "scale_to_level");
+        assert_eq!(ModifyInfo.script_name(), "modify_information");
+        assert_eq!(ChangeExtConn.script_name(), "change_external_connectivity");
+        assert_eq!(ChangeVnfpkg.script_name(), "change_current_package");
+        let not_granted: Vec<_> = LcmOperation::ALL.into_iter().filter(|operation| !operation.asks_grant()).collect();
+        assert_eq!(not_granted, [Operate, ModifyInfo]);
+        assert_eq!(Terminate.grant_lists(), GrantLists::RemovedVirtualLinks);
+        assert_eq!(serde_json::to_value(ChangeVnfpkg).unwrap(), json!("CHANGE_VNFPKG"));
+        assert_eq!(serde_json::from_value::<LcmOperation>(json!("HEAL")).unwrap(), Heal);
+        assert!(serde_json::from_value::<LcmOperation>(json!("REBOOT")).is_err());
     }
 
     #[test]

@@ -7,23 +7,29 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use solgate_core::instance::{self, inventory_of, resource_changes};
 use solgate_core::lifecycle::{self, InstanceChange, StateChange};
 use solgate_core::op_occ::{self, COMPLETED, FAILED_TEMP, PROCESSING, ROLLED_BACK, ROLLING_BACK, STARTING};
-use solgate_core::operation::{InfraWork, LcmOperation, NO_VIM, OperationPlan, PlanRequest};
+use solgate_core::operation::{InfraWork, NO_VIM, OperationPlan, PlanRequest};
 use solgate_core::requests::{CANCELLED, plan_rollback};
 use solgate_core::work::TakenUp;
-use solgate_core::{CoreError, PRIVATE_KEY, shapes, vnfd};
+use solgate_core::{CoreError, shapes, vnfd};
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_db::repo::{outbox, to_text};
 use solgate_drivers::infra::VIM_TYPE_LOCAL;
-use solgate_drivers::{InfraAction, InfraContext, InfraDriver, Inventory, VimConnection};
+use solgate_drivers::{DriverError, InfraAction, InfraContext, InfraDriver, Inventory, VimConnection};
+use solgate_model::grant::Grant;
 use solgate_vnfpkg::PackageContents;
 
 use crate::context::{ConductorContext, ConductorError};
-use crate::lcm::{grant, scripts};
-use crate::nfvo::{GrantAnswer, GrantError};
+use crate::lcm::granting::{apply_stored_grant, external_grant};
+use crate::lcm::job::{Job, Stop, cancel_pending};
+use crate::lcm::scripts;
+use crate::lcm::views::{InstanceState, PartialInventory, private_of, set_private, view};
+use crate::nfvo::GrantError;
+
 /// An occurrence this conductor took up, and which work it took up. While it lives, the
 /// occurrence counts as running here (recovery leaves it alone).
 pub struct ClaimedOp {
@@ -107,7 +113,7 @@ fn start_in_claim(
     op: &mut OpOccRecord,
     owner: &str,
 ) -> Result<Option<(InstanceRecord, OperationPlan)>, CoreError> {
-    if op.state() != STARTING || op.body["isCancelPending"] == true {
+    if op.state() != STARTING || cancel_pending(op) {
         return Ok(None);
     }
     let Some(instance) = lcm::find_instance(conn, major, op.vnf_instance_id())? else { return Ok(None) };
@@ -117,49 +123,8 @@ fn start_in_claim(
 /// The grant an operation starts with: an external NFVO's, stored with the transition, or
 /// the local NFVO's, which is not ([`lifecycle::use_local_grant`]).
 enum Granted {
-    Stored(Value),
+    Stored(Box<Grant>),
     Local(Value),
-}
-
-/// Everything one run needs.
-struct Job {
-    ctx: Arc<ConductorContext>,
-    major: LcmMajor,
-    op: OpOccRecord,
-    instance: InstanceRecord,
-}
-
-/// Why an operation cannot go on: becomes the occurrence's `error`.
-struct Stop {
-    status: u16,
-    detail: String,
-}
-
-impl Stop {
-    fn internal(detail: impl Into<String>) -> Self {
-        Self { status: 500, detail: detail.into() }
-    }
-
-    fn change(self, state: &'static str) -> StateChange {
-        StateChange::to(state).with_error(self.status, &self.detail)
-    }
-}
-
-impl From<CoreError> for Stop {
-    fn from(error: CoreError) -> Self {
-        match error {
-            CoreError::BadRequest(detail) | CoreError::Unprocessable(detail) | CoreError::Conflict(detail) => {
-                Self { status: 422, detail }
-            }
-            other => Self::internal(other.to_string()),
-        }
-    }
-}
-
-impl From<ConductorError> for Stop {
-    fn from(error: ConductorError) -> Self {
-        Self::internal(error.to_string())
-    }
 }
 
 pub async fn run(ctx: &Arc<ConductorContext>, major: LcmMajor, claimed: ClaimedOp) -> Result<(), ConductorError> {
@@ -197,7 +162,7 @@ pub async fn run(ctx: &Arc<ConductorContext>, major: LcmMajor, claimed: ClaimedO
 async fn start(mut job: Job) -> Result<(), ConductorError> {
     let state = job.op.state().to_owned();
     if state == STARTING {
-        if job.op.body["isCancelPending"] == true {
+        if cancel_pending(&job.op) {
             let change = StateChange::to(ROLLED_BACK).with_error(409, CANCELLED);
             return transition(&mut job, change).await;
         }
@@ -206,13 +171,13 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
             // Nothing was done, so ROLLED_BACK.
             Err(stop) => return transition(&mut job, stop.change(ROLLED_BACK)).await,
         };
-        let grant = if needs_external_grant(&job) {
+        let grant = if job.needs_external_grant() {
             match external_grant(&job, &mut plan, true).await {
-                Ok(grant) => grant.map(Granted::Stored),
+                Ok(grant) => grant.map(|grant| Granted::Stored(Box::new(grant))),
                 // The NFVO said no: nothing was done (SOL003: ROLLED_BACK before processing).
                 Err(GrantError::Rejected(problem)) => {
                     let mut change = StateChange::to(ROLLED_BACK);
-                    change.error = Some(problem);
+                    change.error = Some(problem.to_value());
                     return transition(&mut job, change).await;
                 }
                 // The NFVO may come back: the client retries (or rolls back).
@@ -221,19 +186,11 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
                 }
             }
         } else {
-            Some(Granted::Local(plan.local_grant(
-                &job.instance.body,
-                &job.instance.id,
-                &job.op.id,
-                job.op.operation().map_or("", |operation| operation.name()),
-            )))
+            Some(Granted::Local(plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation())))
         };
         let mut change = StateChange::to(PROCESSING);
         match grant {
-            Some(Granted::Stored(grant)) => {
-                job.op.body["grantId"] = grant["id"].clone();
-                change.grant = Some(grant);
-            }
+            Some(Granted::Stored(grant)) => record_grant(&mut job, &mut change, &grant),
             Some(Granted::Local(grant)) => lifecycle::use_local_grant(&mut job.op.body, &grant),
             None => {}
         }
@@ -247,7 +204,7 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
         // what the stopped run made).
         match plan_of(&job).await {
             Ok(mut plan) => {
-                if needs_external_grant(&job)
+                if job.needs_external_grant()
                     && let Err(error) = apply_stored_grant(&job, &mut plan).await
                 {
                     return transition(&mut job, Stop::internal(error).change(FAILED_TEMP)).await;
@@ -271,23 +228,19 @@ async fn retry(mut job: Job) -> Result<(), ConductorError> {
     let current = partial_inventory(&job.op).unwrap_or_else(|| inventory_of(&job.instance.body));
     let mut grant = None;
     let plan = match plan_of(&job).await {
-        Ok(mut plan) if needs_external_grant(&job) => match external_grant(&job, &mut plan, true).await {
+        Ok(mut plan) if job.needs_external_grant() => match external_grant(&job, &mut plan, true).await {
             Ok(granted) => {
                 grant = granted;
                 Ok(plan)
             }
-            Err(GrantError::Rejected(problem)) => Err(Stop {
-                status: problem["status"].as_u64().and_then(|status| u16::try_from(status).ok()).unwrap_or(403),
-                detail: problem["detail"].as_str().unwrap_or("The NFVO rejected the grant.").to_owned(),
-            }),
+            Err(GrantError::Rejected(problem)) => Err(Stop { status: problem.status, detail: problem.detail }),
             Err(GrantError::Unavailable(detail)) => Err(Stop { status: 503, detail }),
         },
         other => other,
     };
     let mut change = StateChange::to(PROCESSING);
     if let Some(grant) = grant {
-        job.op.body["grantId"] = grant["id"].clone();
-        change.grant = Some(grant);
+        record_grant(&mut job, &mut change, &grant);
     }
     transition(&mut job, change).await?;
     match plan {
@@ -307,7 +260,7 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
     let plan = match OperationPlan::stored(&job.op.body, true) {
         Some(mut plan) => {
             // The rollback undoes the work on the VIM the grant gave (never asks again).
-            if needs_external_grant(&job) {
+            if job.needs_external_grant() {
                 let _ = external_grant(&job, &mut plan, false).await;
                 // Never granted (the NFVO was unreachable) and nothing made: nothing to undo,
                 // on no VIM.
@@ -333,134 +286,15 @@ async fn rollback(mut job: Job) -> Result<(), ConductorError> {
     }
 }
 
-/// Whether the operation asks the external NFVO for a grant (SOL003 clause 9: every
-/// operation that changes resources; OPERATE and MODIFY_INFO do not).
-fn needs_external_grant(job: &Job) -> bool {
-    job.ctx.nfvo.is_some() && !matches!(job.op.operation(), Some(LcmOperation::Operate | LcmOperation::ModifyInfo))
-}
-
-/// The external NFVO's grant for the operation, applied to `plan`. The grant stored with
-/// the occurrence is used when there is one (a retried or resumed operation never asks
-/// twice) and `None` returned; otherwise, when `may_ask`, the NFVO is asked and its new
-/// Grant returned, to be stored with the next transition.
-async fn external_grant(job: &Job, plan: &mut OperationPlan, may_ask: bool) -> Result<Option<Value>, GrantError> {
-    let Some(client) = job.ctx.nfvo.clone() else { return Ok(None) };
-    let (major, id) = (job.major, job.op.id.clone());
-    let stored = job
-        .ctx
-        .db_run(move |conn| lcm::find_grant(conn, major, &id))
-        .await
-        .map_err(|error| GrantError::Unavailable(format!("The stored grant cannot be read: {error}")))?;
-    let rolling_back = job.op.state() == ROLLING_BACK || !may_ask;
-    if let Some(grant) = stored {
-        grant::apply_grant(major, &job.ctx.secrets, plan, &grant, !rolling_back);
-        return Ok(None);
-    }
-    if !may_ask {
-        return Ok(None);
-    }
-    // The flavour the instance has after the operation (its VDUs' CPs, storage and
-    // affinity rules shape the request) and the request's additionalParams, opened: the
-    // NFVO gets them as the client sent them.
-    let contents = package_of(job, plan).await.ok().map(|(_, contents)| contents);
-    let flavour_id = plan
-        .deployment
-        .as_ref()
-        .map(|deployment| deployment.flavour_id.clone())
-        .or_else(|| job.instance.body["instantiatedVnfInfo"]["flavourId"].as_str().map(str::to_owned))
-        .unwrap_or_default();
-    let flavour = contents.as_ref().and_then(|contents| contents.vnfd.flavour(&flavour_id));
-    let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
-    job.ctx
-        .secrets
-        .open(&mut additional)
-        .map_err(|error| GrantError::Unavailable(format!("additionalParams: {error}")))?;
-    let pending = &job.op.body[PRIVATE_KEY]["pendingGrant"];
-    let (request, mut grant) = if let (Some(location), true) =
-        (pending["location"].as_str(), pending["request"].is_object())
-    {
-        // A conductor that stopped while the NFVO decided left where to wait: no second request.
-        tracing::info!(op = %job.op.id, %location, "waiting for the NFVO's grant asked for before");
-        let grant = client.await_grant(location, client.poll_interval()).await?;
-        let mut request = pending["request"].clone();
-        job.ctx
-            .secrets
-            .open(&mut request)
-            .map_err(|error| GrantError::Unavailable(format!("the pending grant request: {error}")))?;
-        (request, grant)
-    } else {
-        let request =
-            grant::grant_request(major, &job.ctx.links, &job.instance, &job.op, plan, flavour, Some(&additional));
-        tracing::info!(op = %job.op.id, operation = job.op.operation().map_or("", |operation| operation.name()), "asking the NFVO for a grant");
-        let grant = match client.submit_grant(&request).await? {
-            GrantAnswer::Granted(grant) => grant,
-            GrantAnswer::Pending { location, delay } => {
-                remember_pending_grant(job, &request, &location).await?;
-                client.await_grant(&location, delay).await?
-            }
-        };
-        (request, grant)
-    };
-    grant::check_grant(&request, &grant).map_err(GrantError::Unavailable)?;
-    grant::remember_requested_vdus(&request, &mut grant);
-    // The VIM credentials it carries are stored sealed, like the instance's.
-    job.ctx.secrets.seal(&mut grant);
-    grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);
-    Ok(Some(grant))
-}
-
-/// Stores the request and `Location` of an asynchronous grant with the occurrence (still
-/// STARTING, still ours), so a conductor that resumes it after a crash waits for that grant
-/// instead of asking again. The transition to PROCESSING drops them (the Grant is stored).
-async fn remember_pending_grant(job: &Job, request: &Value, location: &str) -> Result<(), GrantError> {
-    let mut op = job.op.clone();
-    if !op.body[PRIVATE_KEY].is_object() {
-        op.body[PRIVATE_KEY] = json!({});
-    }
-    // The request carries the client's additionalParams opened: stored sealed.
-    let mut request = request.clone();
-    job.ctx.secrets.seal(&mut request);
-    op.body[PRIVATE_KEY]["pendingGrant"] = json!({"location": location, "request": request});
-    let (major, owner) = (job.major, job.ctx.id.clone());
-    let stored = job
-        .ctx
-        .db_run(move |conn| lcm::update_op_guarded(conn, major, &op, Some(&owner), STARTING))
-        .await
-        .map_err(|error| GrantError::Unavailable(format!("The pending grant cannot be recorded: {error}")))?;
-    if !stored {
-        return Err(GrantError::Unavailable("The operation is no longer this conductor's.".into()));
-    }
-    Ok(())
-}
-
-/// Applies the Grant stored with the occurrence to `plan` (a resumed PROCESSING
-/// occurrence: the instance afterwards records the granted VIM connections too).
-async fn apply_stored_grant(job: &Job, plan: &mut OperationPlan) -> Result<(), String> {
-    let (major, id) = (job.major, job.op.id.clone());
-    let stored = job
-        .ctx
-        .db_run(move |conn| lcm::find_grant(conn, major, &id))
-        .await
-        .map_err(|error| format!("The stored grant cannot be read: {error}"))?;
-    match stored {
-        Some(grant) => {
-            grant::apply_grant(major, &job.ctx.secrets, plan, &grant, true);
-            Ok(())
-        }
-        None => Err("The operation's grant is not stored; retry or roll back the operation.".to_owned()),
-    }
-}
-
 /// The plan stored when the operation was accepted; an occurrence accepted before plans
 /// were stored is planned now, by the same function.
 async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
     if let Some(plan) = OperationPlan::stored(&job.op.body, false) {
         return Ok(plan);
     }
-    let operation = job.op.operation().ok_or_else(|| Stop {
-        status: 422,
-        detail: format!("Operation {} is not supported.", job.op.body["operation"].as_str().unwrap_or_default()),
-    })?;
+    let operation = job
+        .operation()
+        .ok_or_else(|| Stop { status: 422, detail: format!("Operation {} is not supported.", job.op.operation()) })?;
     let (major, instance, params) = (job.major, job.instance.clone(), job.op.body["operationParams"].clone());
     let mut vim_types = job.ctx.infra.vim_types();
     if job.ctx.nfvo.is_some() {
@@ -485,7 +319,13 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
 }
 
 fn partial_inventory(op: &OpOccRecord) -> Option<Inventory> {
-    serde_json::from_value(op.body[PRIVATE_KEY]["inventory"].clone()).ok()
+    view::<PartialInventory>(private_of(&op.body)).inventory
+}
+
+/// The NFVO's new Grant goes with the transition, its id into the occurrence.
+fn record_grant(job: &mut Job, change: &mut StateChange, grant: &Grant) {
+    job.op.body["grantId"] = json!(grant.id);
+    change.grant = Some(json!(grant));
 }
 
 /// The driver of the plan's VIM connection; the local simulated VIM when the plan names
@@ -514,19 +354,10 @@ fn driver_for(job: &Job, vim: Option<&VimConnection>) -> Result<(Arc<dyn InfraDr
     Ok((driver, vim))
 }
 
-/// The package (and parsed contents) the instance uses after the operation.
-async fn package_of(job: &Job, plan: &OperationPlan) -> Result<vnfd::Loaded, Stop> {
-    let id = plan.new_package_id.clone().unwrap_or_else(|| job.instance.vnf_pkg_id.clone());
-    job.ctx
-        .db_read(move |conn| vnfd::load(conn, &id))
-        .await?
-        .ok_or_else(|| Stop { status: 422, detail: "The VNF package of the instance is not onboarded.".to_owned() })
-}
-
 /// Runs the infra work (watching for a cancel request) and records the outcome.
 async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Result<(), ConductorError> {
     let rolling_back = job.op.state() == ROLLING_BACK;
-    let package = match package_of(&job, &plan).await {
+    let package = match job.package(&plan).await {
         Ok(package) => package,
         Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
     };
@@ -540,102 +371,114 @@ async fn execute(mut job: Job, plan: OperationPlan, current: Inventory) -> Resul
         None => Ok(()),
     };
     let outcome = match (&plan.infra, started) {
-        (_, Err(error)) => Err(solgate_drivers::DriverError::by_package(MGMT_FAILED, error)),
+        (_, Err(error)) => Err(DriverError::by_package(MGMT_FAILED, error)),
         (None, Ok(())) => Ok(current.clone()),
-        (Some(work), Ok(())) => match driver_for(&job, plan.vim.as_ref()) {
-            Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
-            Ok((driver, vim)) => {
-                let Some(action) = infra_action(work, &plan) else {
-                    let stop = Stop::internal("The stored plan has no deployment for its infra work.");
-                    return transition(&mut job, stop.change(FAILED_TEMP)).await;
-                };
-                let cancelled = Arc::new(AtomicBool::new(false));
-                let watcher = spawn_cancel_watcher(&job, cancelled.clone());
-                let package_dir = job.ctx.package_dir(&package.0.id);
-                let mut additional = job.op.body["operationParams"]["additionalParams"].clone();
-                if !additional.is_object() {
-                    additional = json!({});
-                }
-                if let Err(error) = job.ctx.secrets.open(&mut additional) {
-                    let stop = Stop { status: 500, detail: format!("additionalParams: {error}") };
-                    return transition(&mut job, stop.change(FAILED_TEMP)).await;
-                }
-                let is_cancelled = move || cancelled.load(Ordering::Relaxed);
-                // A transient failure (the VIM unreachable, a 5xx, a timeout) is retried
-                // with backoff from where the run got, `vim_retries` times; then it is the
-                // operation's failure, with the VIM's last error.
-                let settings = &job.ctx.settings;
-                let mut now = current.clone();
-                let mut run = 1;
-                let mut warnings = Vec::new();
-                let result = loop {
-                    let ctx = InfraContext {
-                        instance_id: &job.instance.id,
-                        vim: &vim,
-                        vnfd: &package.1.vnfd,
-                        package_dir: Some(&package_dir),
-                        current: &now,
-                        additional_params: &additional,
-                        attempt: u32::try_from(job.op.attempt.max(1)).unwrap_or(1),
-                        run,
-                        cancelled: &is_cancelled,
-                        rolling_back,
-                        lcm_input: scripts.as_ref().map(|scripts| &scripts.input),
-                    };
-                    tracing::info!(op = %job.op.id, operation = job.op.operation().map_or("", |operation| operation.name()), action = action.name(), vim = %vim.id, run, "running infra action");
-                    match driver.execute(ctx, action).await {
-                        Err(error) if error.transient && !error.cancelled && run <= settings.vim_retries => {
-                            let backoff = retry_backoff(settings.vim_retry_backoff_ms, run);
-                            job.ctx.metrics.vim_retries.inc();
-                            tracing::warn!(op = %job.op.id, run, error = %error.message, ?backoff, "transient VIM failure; retrying");
-                            warnings.push(format!(
-                                "The VIM failed transiently on run {run} of attempt {} and the {} was run again: {}",
-                                job.op.attempt.max(1),
-                                action.name(),
-                                error.message
-                            ));
-                            if let Some(partial) = error.partial {
-                                now = *partial;
-                            }
-                            tokio::time::sleep(backoff).await;
-                            run += 1;
-                        }
-                        other => break other,
-                    }
-                };
-                watcher.abort();
-                add_warnings(&mut job.op.body, warnings);
-                result
+        (Some(work), Ok(())) => {
+            let run = Box::pin(run_infra(&mut job, work, &plan, &package, &current, scripts.as_deref(), rolling_back));
+            match run.await {
+                Ok(outcome) => outcome,
+                Err(stop) => return transition(&mut job, stop.change(FAILED_TEMP)).await,
             }
-        },
+        }
     };
     let outcome = match (outcome, &scripts) {
         (Ok(inventory), Some(scripts)) => match Box::pin(scripts.hook(&job.ctx, false)).await {
             Ok(()) => Ok(inventory),
-            Err(error) => Err(solgate_drivers::DriverError::by_package(MGMT_FAILED, error).with_partial(inventory)),
+            Err(error) => Err(DriverError::by_package(MGMT_FAILED, error).with_partial(inventory)),
         },
         (other, _) => other,
     };
     match outcome {
         Ok(inventory) => finish(&mut job, plan, package, current, inventory, rolling_back).await,
         Err(error) => {
-            let partial = error.partial.map(|boxed| *boxed).unwrap_or(current);
-            if !job.op.body[PRIVATE_KEY].is_object() {
-                job.op.body[PRIVATE_KEY] = json!({});
-            }
-            job.op.body[PRIVATE_KEY]["inventory"] = json!(partial);
-            let change = if error.cancelled {
-                StateChange::to(FAILED_TEMP).with_error(409, &format!("{CANCELLED} {}", error.message))
-            } else if let Some(title) = error.refused_by_package {
-                // The package's script refused: a 422 with Tacker's title, not a 500.
-                let mut change = StateChange::to(FAILED_TEMP);
-                change.error = Some(op_occ::problem(422, title, &error.message));
-                change
-            } else {
-                Stop::internal(error.message).change(FAILED_TEMP)
-            };
+            let change = failure(&mut job, error, current);
             transition(&mut job, change).await
         }
+    }
+}
+
+/// The infra action of the plan on the driver of its VIM: the driver's outcome, or why it
+/// could not start.
+async fn run_infra(
+    job: &mut Job,
+    work: &InfraWork,
+    plan: &OperationPlan,
+    package: &vnfd::Loaded,
+    current: &Inventory,
+    scripts: Option<&scripts::OperationScripts>,
+    rolling_back: bool,
+) -> Result<Result<Inventory, DriverError>, Stop> {
+    let (driver, vim) = driver_for(job, plan.vim.as_ref())?;
+    let action = infra_action(work, plan)
+        .ok_or_else(|| Stop::internal("The stored plan has no deployment for its infra work."))?;
+    let mut additional = job.additional_params();
+    job.ctx
+        .secrets
+        .open(&mut additional)
+        .map_err(|error| Stop { status: 500, detail: format!("additionalParams: {error}") })?;
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let watcher = spawn_cancel_watcher(job, cancelled.clone());
+    let is_cancelled = move || cancelled.load(Ordering::Relaxed);
+    let package_dir = job.ctx.package_dir(&package.0.id);
+    // A transient failure (the VIM unreachable, a 5xx, a timeout) is retried with backoff
+    // from where the run got, `vim_retries` times; then it is the operation's failure, with
+    // the VIM's last error.
+    let settings = &job.ctx.settings;
+    let (mut now, mut run, mut warnings) = (current.clone(), 1, Vec::new());
+    let result = loop {
+        let ctx = InfraContext {
+            instance_id: &job.instance.id,
+            vim: &vim,
+            vnfd: &package.1.vnfd,
+            package_dir: Some(&package_dir),
+            current: &now,
+            additional_params: &additional,
+            attempt: u32::try_from(job.op.attempt.max(1)).unwrap_or(1),
+            run,
+            cancelled: &is_cancelled,
+            rolling_back,
+            lcm_input: scripts.map(|scripts| &scripts.input),
+        };
+        tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
+        match driver.execute(ctx, action).await {
+            Err(error) if error.transient && !error.cancelled && run <= settings.vim_retries => {
+                let backoff = retry_backoff(settings.vim_retry_backoff_ms, run);
+                job.ctx.metrics.vim_retries.inc();
+                tracing::warn!(op = %job.op.id, run, error = %error.message, ?backoff, "transient VIM failure; retrying");
+                warnings.push(format!(
+                    "The VIM failed transiently on run {run} of attempt {} and the {} was run again: {}",
+                    job.op.attempt.max(1),
+                    action.name(),
+                    error.message
+                ));
+                if let Some(partial) = error.partial {
+                    now = *partial;
+                }
+                tokio::time::sleep(backoff).await;
+                run += 1;
+            }
+            other => break other,
+        }
+    };
+    watcher.abort();
+    add_warnings(&mut job.op.body, warnings);
+    Ok(result)
+}
+
+/// The change a failed run makes: FAILED_TEMP, with what it made kept for the retry or
+/// the rollback.
+fn failure(job: &mut Job, error: DriverError, current: Inventory) -> StateChange {
+    let partial = error.partial.map(|boxed| *boxed).unwrap_or(current);
+    set_private(&mut job.op.body, "inventory", json!(partial));
+    if error.cancelled {
+        StateChange::to(FAILED_TEMP).with_error(409, &format!("{CANCELLED} {}", error.message))
+    } else if let Some(title) = error.refused_by_package {
+        // The package's script refused: a 422 with Tacker's title, not a 500.
+        let mut change = StateChange::to(FAILED_TEMP);
+        change.error = Some(op_occ::problem(422, title, &error.message));
+        change
+    } else {
+        Stop::internal(error.message).change(FAILED_TEMP)
     }
 }
 
@@ -651,18 +494,11 @@ async fn package_scripts(
     package: &PackageContents,
     rolling_back: bool,
 ) -> Result<Option<Box<scripts::OperationScripts>>, String> {
-    let given = &job.op.body["operationParams"]["additionalParams"];
-    if !scripts::may_take_part(
-        plan,
-        &job.instance,
-        job.op.operation().map_or("", |operation| operation.name()),
-        package,
-        given,
-        rolling_back,
-    ) {
+    let Some(operation) = job.operation() else { return Ok(None) };
+    let mut additional = job.additional_params();
+    if !scripts::may_take_part(plan, &job.instance, operation, package, &additional, rolling_back) {
         return Ok(None);
     }
-    let mut additional = if given.is_object() { given.clone() } else { json!({}) };
     job.ctx
         .secrets
         .open(&mut additional)
@@ -674,6 +510,7 @@ async fn package_scripts(
         job.major,
         &job.instance,
         &job.op,
+        operation,
         plan,
         package,
         &package_dir,
@@ -721,13 +558,25 @@ fn spawn_cancel_watcher(job: &Job, cancelled: Arc<AtomicBool>) -> tokio::task::J
             tokio::time::sleep(Duration::from_millis(200)).await;
             let id = op_id.clone();
             if let Ok(Some(op)) = ctx.db_run(move |conn| lcm::find_op(conn, major, &id)).await
-                && op.body["isCancelPending"] == true
+                && cancel_pending(&op)
             {
                 cancelled.store(true, Ordering::Relaxed);
                 return;
             }
         }
     })
+}
+
+/// The members of VnfLcmOpOcc (SOL003 clause 5.5.2.13) a successful run sets, when it has them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunResults {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_changes: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed_info: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed_ext_connectivity: Option<Value>,
 }
 
 /// Success: the instance takes its new shape and the occurrence becomes COMPLETED (or
@@ -741,7 +590,7 @@ async fn finish(
     rolling_back: bool,
 ) -> Result<(), ConductorError> {
     let mut target = plan.target;
-    if target["instantiationState"] == "INSTANTIATED"
+    if view::<InstanceState>(&target).instantiation_state == "INSTANTIATED"
         && let Some(deployment) = &plan.deployment
     {
         let previous = target["instantiatedVnfInfo"].clone();
@@ -751,29 +600,28 @@ async fn finish(
     }
     let original = inventory_of(&job.instance.body);
     let baseline = if rolling_back { &original } else { &before };
-    let changes = resource_changes(baseline, &inventory);
-    if !inventory.is_empty() || !before.is_empty() || !original.is_empty() {
-        job.op.body["resourceChanges"] = changes;
-    }
-    // Set from this attempt only: a retried or rolled-back occurrence must not keep an
-    // earlier attempt's list.
-    for (key, affected) in [
-        ("affectedVirtualCps", instance::affected_virtual_cps(baseline, &inventory)),
-        ("affectedVipCps", instance::affected_vip_cps(baseline, &inventory)),
-    ] {
-        if let Some(body) = job.op.body.as_object_mut() {
+    let results = RunResults {
+        resource_changes: (!inventory.is_empty() || !before.is_empty() || !original.is_empty())
+            .then(|| resource_changes(baseline, &inventory)),
+        changed_info: plan.changed_info,
+        changed_ext_connectivity: plan
+            .changes_ext_connectivity
+            .then(|| target["instantiatedVnfInfo"]["extVirtualLinkInfo"].clone()),
+    };
+    if let (Some(body), Value::Object(results)) = (job.op.body.as_object_mut(), json!(results)) {
+        body.extend(results);
+        // Set from this attempt only: a retried or rolled-back occurrence must not keep an
+        // earlier attempt's list.
+        for (key, affected) in [
+            ("affectedVirtualCps", instance::affected_virtual_cps(baseline, &inventory)),
+            ("affectedVipCps", instance::affected_vip_cps(baseline, &inventory)),
+        ] {
             if affected.is_empty() {
                 body.shift_remove(key);
             } else {
                 body.insert(key.to_owned(), Value::Array(affected));
             }
         }
-    }
-    if let Some(changed) = plan.changed_info {
-        job.op.body["changedInfo"] = changed;
-    }
-    if plan.changes_ext_connectivity {
-        job.op.body["changedExtConnectivity"] = target["instantiatedVnfInfo"]["extVirtualLinkInfo"].clone();
     }
     let old_package = job.instance.vnf_pkg_id.clone();
     let new_package = package.0.id;

@@ -4,249 +4,235 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Value, json};
-use solgate_core::links::{Links, href};
+use serde_json::Value;
+use solgate_core::links::Links;
 use solgate_core::operation::{InfraWork, OperationPlan};
 use solgate_core::secrets::SecretBox;
-use solgate_core::{PRIVATE_KEY, merge_patch, shapes};
+use solgate_core::{merge_patch, shapes};
 use solgate_db::repo::lcm::{InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_drivers::GrantedPlacement;
+use solgate_model::LcmOperation;
+use solgate_model::grant::{
+    Affinity, Change, ConstraintResourceRef, Grant, GrantPrivate, GrantRequest, GrantRequestLinks, IdType, Link,
+    PlacementConstraint, ResourceDefinition, ResourceKind,
+};
+use solgate_model::operation::GrantLists;
 use solgate_vnfpkg::Flavour;
+
+use crate::lcm::views::{
+    CpConfigs, InstanceView, InstantiatedInfo, LocalCounts, PackageChangeParams, RequestView, VnfcInfo, view,
+};
+
+/// What a GrantRequest is made from.
+pub struct GrantInputs<'a> {
+    pub major: LcmMajor,
+    pub links: &'a Links,
+    pub instance: &'a InstanceRecord,
+    pub op: &'a OpOccRecord,
+    pub operation: LcmOperation,
+    pub plan: &'a OperationPlan,
+    /// The flavour the instance has after the operation.
+    pub flavour: Option<&'a Flavour>,
+    /// The request's `additionalParams`, opened.
+    pub additional: Option<&'a Value>,
+}
+
+/// The three lists of ResourceDefinitions, as they are made.
+#[derive(Default)]
+struct Resources {
+    add: Vec<ResourceDefinition>,
+    remove: Vec<ResourceDefinition>,
+    update: Vec<ResourceDefinition>,
+}
 
 /// The GrantRequest of an operation, as Tacker's v2 builds it: per VNFC the plan adds,
 /// one COMPUTE ResourceDefinition with a LINKPORT per VDU CP (those the request does not
 /// bring as ready link ports) and a STORAGE per virtual storage, all with `vduId` and
 /// `resourceTemplateId`; per VNFC it removes (a healed VNFC is both), its COMPUTE, STORAGE and
-/// LINKPORT resources with their handles; the internal virtual links (VL) an instantiation
-/// creates or a termination removes; `placementConstraints` from the flavour's affinity
-/// rules; `dstVnfdId` for CHANGE_VNFPKG; the request's `additionalParams` (`additional`,
-/// opened).
-pub fn grant_request(
-    major: LcmMajor,
-    links: &Links,
-    instance: &InstanceRecord,
-    op: &OpOccRecord,
-    plan: &OperationPlan,
-    flavour: Option<&Flavour>,
-    additional: Option<&Value>,
-) -> Value {
-    let operation = op.operation().map_or("", |operation| operation.name());
-    let params = &op.body["operationParams"];
-    let counts = plan.local_grant(&instance.body, &instance.id, &op.id, operation);
-    let info = &instance.body["instantiatedVnfInfo"];
-    let vnfcs = info["vnfcResourceInfo"].as_array().cloned().unwrap_or_default();
-    let ready_ports = ready_link_ports(params);
-    let mut add = Vec::new();
-    for entry in counts["addResources"].as_array().into_iter().flatten() {
-        let vdu = entry["resourceTemplateId"].as_str().unwrap_or_default();
-        for _ in 0..entry["count"].as_u64().unwrap_or(0) {
-            add.extend(new_vnfc_resources(flavour, vdu, &ready_ports));
-        }
-    }
-    let mut remove = Vec::new();
-    for entry in counts["removeResources"].as_array().into_iter().flatten() {
-        let vdu = entry["resourceTemplateId"].as_str().unwrap_or_default();
-        let count = usize::try_from(entry["count"].as_u64().unwrap_or(0)).unwrap_or(0);
-        // The newest VNFCs of the VDU go first (as the drivers scale in).
-        let of_vdu: Vec<&Value> = vnfcs.iter().filter(|vnfc| vnfc["vduId"] == vdu).collect();
-        for vnfc in of_vdu.iter().rev().take(count) {
-            remove.extend(existing_vnfc_resources(info, vnfc));
-        }
-    }
-    // Healing re-creates VNFCs: each is removed and added again (as Tacker asks).
-    if let Some(InfraWork::Heal { vnfc_resource_ids }) = &plan.infra {
-        for vnfc in vnfcs.iter().filter(|vnfc| {
-            vnfc["id"]
-                .as_str()
-                .is_some_and(|id| vnfc_resource_ids.is_empty() || vnfc_resource_ids.iter().any(|healed| healed == id))
-        }) {
-            remove.extend(existing_vnfc_resources(info, vnfc));
-            add.extend(new_vnfc_resources(flavour, vnfc["vduId"].as_str().unwrap_or_default(), &ready_ports));
-        }
-    }
-    let mut update = Vec::new();
-    match operation {
-        "CHANGE_EXT_CONN" => change_ext_conn_resources(info, &vnfcs, params, &mut add, &mut remove, &mut update),
-        // Tacker asks only for a rolling update's VNFCs to be re-created (`vdu_params`).
-        "CHANGE_VNFPKG" if additional.is_some_and(|params| params["upgrade_type"] == "RollingUpdate") => {
-            let vdus: Vec<&str> = additional
-                .and_then(|params| params["vdu_params"].as_array())
-                .into_iter()
-                .flatten()
-                .filter_map(|vdu| vdu["vdu_id"].as_str())
-                .collect();
-            for vnfc in vnfcs.iter().filter(|vnfc| vnfc["vduId"].as_str().is_some_and(|vdu| vdus.contains(&vdu))) {
-                let removed = existing_vnfc_resources(info, vnfc);
-                let compute = uuid::Uuid::new_v4().to_string();
-                for resource in removed.iter().filter(|resource| resource["type"] != "LINKPORT") {
-                    let template = resource["resourceTemplateId"].as_str().unwrap_or_default();
-                    let id =
-                        if resource["type"] == "COMPUTE" { compute.clone() } else { format!("{template}-{compute}") };
-                    add.push(json!({
-                        "id": id, "type": resource["type"], "vduId": resource["vduId"], "resourceTemplateId": template,
-                    }));
-                }
-                remove.extend(removed.into_iter().filter(|resource| resource["type"] != "LINKPORT"));
+/// LINKPORT resources with their handles; what the operation's row adds to that
+/// ([`GrantLists`]); `placementConstraints` from the flavour's affinity rules; the request's
+/// `additionalParams` (`additional`, opened).
+pub fn grant_request(inputs: &GrantInputs<'_>) -> GrantRequest {
+    let GrantInputs { major, links, instance, op, operation, plan, flavour, additional } = *inputs;
+    let params: RequestView = view(&op.body["operationParams"]);
+    let instance_view: InstanceView = view(&instance.body);
+    let info = &instance_view.instantiated_vnf_info;
+    let ready_ports = ready_link_ports(&params);
+    let mut resources = vnfc_resources(inputs, info, &ready_ports);
+    match operation.grant_lists() {
+        GrantLists::Vnfcs => {}
+        GrantLists::ExtConnectivity => change_ext_conn_resources(info, &params, &mut resources),
+        GrantLists::PackageChange => rolling_update_resources(info, additional, &mut resources),
+        GrantLists::NewVirtualLinks => {
+            for link in plan.deployment.iter().flat_map(|deployment| &deployment.virtual_links) {
+                resources.add.push(ResourceDefinition {
+                    id: uuid::Uuid::new_v4().to_string(),
+                    kind: ResourceKind::Vl,
+                    vdu_id: None,
+                    resource_template_id: link.clone(),
+                    resource: None,
+                });
             }
         }
-        _ => {}
-    }
-    let existing_links = info["vnfVirtualLinkResourceInfo"].as_array().cloned().unwrap_or_default();
-    match (operation, &plan.deployment) {
-        ("INSTANTIATE", Some(deployment)) => {
-            for link in &deployment.virtual_links {
-                add.push(json!({
-                    "id": uuid::Uuid::new_v4().to_string(),
-                    "type": "VL",
-                    "resourceTemplateId": link,
-                }));
+        GrantLists::RemovedVirtualLinks => {
+            for link in &info.vnf_virtual_link_resource_info {
+                resources.remove.push(ResourceDefinition {
+                    id: link.id.clone(),
+                    kind: ResourceKind::Vl,
+                    vdu_id: None,
+                    resource_template_id: link.vnf_virtual_link_desc_id.clone(),
+                    resource: link.network_resource.clone(),
+                });
             }
         }
-        ("TERMINATE", _) => {
-            for link in &existing_links {
-                remove.push(json!({
-                    "id": link["id"],
-                    "type": "VL",
-                    "resourceTemplateId": link["vnfVirtualLinkDescId"],
-                    "resource": link["networkResource"],
-                }));
-            }
-        }
-        _ => {}
     }
-    let mut request = json!({
-        "vnfInstanceId": instance.id,
-        "vnfLcmOpOccId": op.id,
-        "vnfdId": instance.body["vnfdId"],
-        "operation": operation,
-        "isAutomaticInvocation": op.body["isAutomaticInvocation"].as_bool().unwrap_or(false),
-        "_links": {
-            "vnfLcmOpOcc": href(&links.op_occ(major.number(), &op.id)),
-            "vnfInstance": href(&links.instance(major.number(), &instance.id)),
-        },
-    });
     let flavour_id = plan
         .deployment
         .as_ref()
         .map(|deployment| deployment.flavour_id.clone())
-        .or_else(|| info["flavourId"].as_str().map(str::to_owned));
-    if let Some(flavour_id) = flavour_id.filter(|flavour_id| !flavour_id.is_empty()) {
-        request["flavourId"] = json!(flavour_id);
+        .or_else(|| info.flavour_id.clone())
+        .filter(|flavour_id| !flavour_id.is_empty());
+    let placement_constraints = flavour
+        .map(|flavour| placement_constraints(flavour, &resources.add, &info.vnfc_resource_info))
+        .unwrap_or_default();
+    GrantRequest {
+        vnf_instance_id: instance.id.clone(),
+        vnf_lcm_op_occ_id: op.id.clone(),
+        vnfd_id: instance_view.vnfd_id.clone(),
+        operation,
+        is_automatic_invocation: op.body["isAutomaticInvocation"].as_bool().unwrap_or(false),
+        links: GrantRequestLinks {
+            vnf_lcm_op_occ: Link { href: links.op_occ(major.number(), &op.id) },
+            vnf_instance: Link { href: links.instance(major.number(), &instance.id) },
+        },
+        flavour_id,
+        instantiation_level_id: params.instantiation_level_id.clone(),
+        // SOL003 v3.3.1 9.5.2.2: the VNFD the instance changes to (as Tacker sends it).
+        dst_vnfd_id: params.vnfd_id.clone().filter(|_| operation.grant_lists() == GrantLists::PackageChange),
+        add_resources: resources.add,
+        remove_resources: resources.remove,
+        update_resources: resources.update,
+        placement_constraints,
+        additional_params: additional.and_then(Value::as_object).filter(|map| !map.is_empty()).cloned(),
     }
-    if let Some(level) = params["instantiationLevelId"].as_str() {
-        request["instantiationLevelId"] = json!(level);
+}
+
+/// The VNFCs the plan adds and removes (by the local grant's counts), and those a heal
+/// re-creates: each is removed and added again (as Tacker asks).
+fn vnfc_resources(inputs: &GrantInputs<'_>, info: &InstantiatedInfo, ready_ports: &BTreeSet<String>) -> Resources {
+    let GrantInputs { instance, op, operation, plan, flavour, .. } = *inputs;
+    let counts: LocalCounts = view(&plan.local_grant(&instance.body, &instance.id, &op.id, operation.name()));
+    let vnfcs = &info.vnfc_resource_info;
+    let mut resources = Resources::default();
+    for entry in &counts.add_resources {
+        for _ in 0..entry.count {
+            resources.add.extend(new_vnfc_resources(flavour, &entry.resource_template_id, ready_ports));
+        }
     }
-    // SOL003 v3.3.1 9.5.2.2: the VNFD the instance changes to (as Tacker sends it).
-    if operation == "CHANGE_VNFPKG"
-        && let Some(destination) = params["vnfdId"].as_str()
-    {
-        request["dstVnfdId"] = json!(destination);
+    for entry in &counts.remove_resources {
+        let count = usize::try_from(entry.count).unwrap_or(0);
+        // The newest VNFCs of the VDU go first (as the drivers scale in).
+        let of_vdu: Vec<&VnfcInfo> = vnfcs.iter().filter(|vnfc| vnfc.vdu_id == entry.resource_template_id).collect();
+        for vnfc in of_vdu.iter().rev().take(count) {
+            resources.remove.extend(existing_vnfc_resources(info, vnfc));
+        }
     }
-    let constraints = flavour.map(|flavour| placement_constraints(flavour, &add, &vnfcs)).unwrap_or_default();
-    if !add.is_empty() {
-        request["addResources"] = Value::Array(add);
+    if let Some(InfraWork::Heal { vnfc_resource_ids }) = &plan.infra {
+        let healed = |vnfc: &&VnfcInfo| {
+            vnfc.id
+                .as_deref()
+                .is_some_and(|id| vnfc_resource_ids.is_empty() || vnfc_resource_ids.iter().any(|healed| healed == id))
+        };
+        for vnfc in vnfcs.iter().filter(healed) {
+            resources.remove.extend(existing_vnfc_resources(info, vnfc));
+            resources.add.extend(new_vnfc_resources(flavour, &vnfc.vdu_id, ready_ports));
+        }
     }
-    if !remove.is_empty() {
-        request["removeResources"] = Value::Array(remove);
-    }
-    if !update.is_empty() {
-        request["updateResources"] = Value::Array(update);
-    }
-    if !constraints.is_empty() {
-        request["placementConstraints"] = Value::Array(constraints);
-    }
-    if let Some(additional) = additional.filter(|value| value.as_object().is_some_and(|map| !map.is_empty())) {
-        request["additionalParams"] = additional.clone();
-    }
-    request
+    resources
 }
 
 /// change_ext_conn (as Tacker asks): each VNFC with a CP on a changed external virtual link
 /// is updated (COMPUTE in `updateResources`, with its handle); the link port of each such
 /// CP that solgate made is removed, and a new one asked for unless the request brings it.
-fn change_ext_conn_resources(
-    info: &Value,
-    vnfcs: &[Value],
-    params: &Value,
-    add: &mut Vec<Value>,
-    remove: &mut Vec<Value>,
-    update: &mut Vec<Value>,
-) {
-    let changed: BTreeSet<&str> = params["extVirtualLinks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|link| link["extCps"].as_array().into_iter().flatten())
-        .filter_map(|cp| cp["cpdId"].as_str())
-        .collect();
+fn change_ext_conn_resources(info: &InstantiatedInfo, params: &RequestView, resources: &mut Resources) {
+    let changed: BTreeSet<&str> =
+        params.ext_virtual_links.iter().flat_map(|link| &link.ext_cps).filter_map(|cp| cp.cpd_id.as_deref()).collect();
     let ready_ports = ready_link_ports(params);
-    let ext_ports: Vec<&Value> = info["extVirtualLinkInfo"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|link| link["extLinkPorts"].as_array().into_iter().flatten())
-        .collect();
-    for vnfc in vnfcs {
-        let cps: Vec<&Value> = vnfc["vnfcCpInfo"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| changed.contains(cpd)))
-            .collect();
+    let ext_ports: Vec<_> = info.ext_virtual_link_info.iter().flat_map(|link| &link.ext_link_ports).collect();
+    for vnfc in &info.vnfc_resource_info {
+        let cps: Vec<_> = vnfc.vnfc_cp_info.iter().filter(|cp| changed.contains(cp.cpd_id.as_str())).collect();
         if cps.is_empty() {
             continue;
         }
         let (old_compute, new_compute) = (uuid::Uuid::new_v4().to_string(), uuid::Uuid::new_v4().to_string());
-        let vdu = &vnfc["vduId"];
-        update.push(json!({
-            "id": new_compute, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu,
-            "resource": vnfc["computeResource"],
-        }));
+        let vdu = vnfc.vdu_id.as_str();
+        resources.update.push(
+            ResourceDefinition::of_vdu(new_compute.clone(), ResourceKind::Compute, vdu, vdu)
+                .with_resource(vnfc.compute_resource.clone()),
+        );
         for cp in cps {
-            let template = cp["cpdId"].as_str().unwrap_or_default();
-            if let Some(ext_cp) = cp.get("vnfExtCpId") {
-                let mut resource = json!({
-                    "id": format!("{template}-{old_compute}"), "type": "LINKPORT", "vduId": vdu,
-                    "resourceTemplateId": template,
-                });
-                if let Some(port) = ext_ports.iter().find(|port| port["cpInstanceId"] == *ext_cp) {
-                    resource["resource"] = port["resourceHandle"].clone();
-                }
-                remove.push(resource);
+            let template = cp.cpd_id.as_str();
+            if let Some(ext_cp) = &cp.vnf_ext_cp_id {
+                let port = ext_ports.iter().find(|port| port.cp_instance_id.as_ref() == Some(ext_cp));
+                resources.remove.push(
+                    ResourceDefinition::of_vdu(
+                        format!("{template}-{old_compute}"),
+                        ResourceKind::Linkport,
+                        vdu,
+                        template,
+                    )
+                    .with_resource(port.and_then(|port| port.resource_handle.clone())),
+                );
             }
             if !ready_ports.contains(template) {
-                add.push(json!({
-                    "id": format!("{template}-{new_compute}"), "type": "LINKPORT", "vduId": vdu,
-                    "resourceTemplateId": template,
-                }));
+                let id = format!("{template}-{new_compute}");
+                resources.add.push(ResourceDefinition::of_vdu(id, ResourceKind::Linkport, vdu, template));
             }
         }
     }
 }
 
+/// change_vnfpkg: Tacker asks only for a rolling update's VNFCs to be re-created
+/// (`vdu_params`), their COMPUTE and STORAGE removed and asked for anew.
+fn rolling_update_resources(info: &InstantiatedInfo, additional: Option<&Value>, resources: &mut Resources) {
+    let Some(additional) = additional else { return };
+    let change: PackageChangeParams = view(additional);
+    if change.upgrade_type.as_deref() != Some("RollingUpdate") {
+        return;
+    }
+    let vdus: Vec<&str> = change.vdu_params.iter().filter_map(|vdu| vdu.vdu_id.as_deref()).collect();
+    for vnfc in info.vnfc_resource_info.iter().filter(|vnfc| vdus.contains(&vnfc.vdu_id.as_str())) {
+        let removed: Vec<_> = existing_vnfc_resources(info, vnfc)
+            .into_iter()
+            .filter(|resource| resource.kind != ResourceKind::Linkport)
+            .collect();
+        let compute = uuid::Uuid::new_v4().to_string();
+        for resource in &removed {
+            let template = &resource.resource_template_id;
+            let id =
+                if resource.kind == ResourceKind::Compute { compute.clone() } else { format!("{template}-{compute}") };
+            resources.add.push(ResourceDefinition { id, resource: None, ..resource.clone() });
+        }
+        resources.remove.extend(removed);
+    }
+}
+
 /// The CPs of `extVirtualLinks[].extCps[]` whose cpConfig names a ready `linkPortId`: the
 /// NFVO made those ports, so they are not asked for (Tacker's `_get_link_ports`).
-fn ready_link_ports(params: &Value) -> BTreeSet<String> {
+fn ready_link_ports(params: &RequestView) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
-    for link in params["extVirtualLinks"].as_array().into_iter().flatten() {
-        for cp in link["extCps"].as_array().into_iter().flatten() {
-            let configs: Vec<&Value> = match &cp["cpConfig"] {
-                Value::Object(map) => map.values().collect(),
-                Value::Array(list) => list.iter().collect(),
-                _ => Vec::new(),
-            };
-            if configs.iter().any(|config| config.get("linkPortId").is_some())
-                && let Some(cpd) = cp["cpdId"].as_str()
-            {
-                names.insert(cpd.to_owned());
-            }
+    for cp in params.ext_virtual_links.iter().flat_map(|link| &link.ext_cps) {
+        if cp.cp_config.as_ref().is_some_and(CpConfigs::names_a_link_port)
+            && let Some(cpd) = &cp.cpd_id
+        {
+            names.insert(cpd.clone());
         }
     }
-    for link in params["extManagedVirtualLinks"].as_array().into_iter().flatten() {
-        if link.get("vnfLinkPort").is_some()
-            && let Some(desc) = link["vnfVirtualLinkDescId"].as_str()
+    for link in &params.ext_managed_virtual_links {
+        if link.vnf_link_port.is_some()
+            && let Some(desc) = &link.vnf_virtual_link_desc_id
         {
-            names.insert(desc.to_owned());
+            names.insert(desc.clone());
         }
     }
     names
@@ -254,19 +240,16 @@ fn ready_link_ports(params: &Value) -> BTreeSet<String> {
 
 /// The resources of one new VNFC of `vdu`: COMPUTE, then a LINKPORT per CP and a STORAGE
 /// per virtual storage, their ids derived from the COMPUTE's (`{template}-{compute id}`).
-fn new_vnfc_resources(flavour: Option<&Flavour>, vdu: &str, ready_ports: &BTreeSet<String>) -> Vec<Value> {
+fn new_vnfc_resources(flavour: Option<&Flavour>, vdu: &str, ready_ports: &BTreeSet<String>) -> Vec<ResourceDefinition> {
     let compute = uuid::Uuid::new_v4().to_string();
-    let mut resources = vec![json!({"id": compute, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu})];
+    let mut resources = vec![ResourceDefinition::of_vdu(compute.clone(), ResourceKind::Compute, vdu, vdu)];
     if let Some(node) = flavour.and_then(|flavour| flavour.vdu(vdu)) {
         for cp in node.cps.iter().filter(|cp| !ready_ports.contains(*cp)) {
-            resources.push(json!({
-                "id": format!("{cp}-{compute}"), "type": "LINKPORT", "vduId": vdu, "resourceTemplateId": cp,
-            }));
+            resources.push(ResourceDefinition::of_vdu(format!("{cp}-{compute}"), ResourceKind::Linkport, vdu, cp));
         }
         for storage in &node.virtual_storages {
-            resources.push(json!({
-                "id": format!("{storage}-{compute}"), "type": "STORAGE", "vduId": vdu, "resourceTemplateId": storage,
-            }));
+            let id = format!("{storage}-{compute}");
+            resources.push(ResourceDefinition::of_vdu(id, ResourceKind::Storage, vdu, storage));
         }
     }
     resources
@@ -274,41 +257,34 @@ fn new_vnfc_resources(flavour: Option<&Flavour>, vdu: &str, ready_ports: &BTreeS
 
 /// The resources of an existing VNFC, with their handles: COMPUTE (its VnfcResourceInfo id),
 /// STORAGE per `storageResourceIds`, LINKPORT per CP on a port solgate made.
-fn existing_vnfc_resources(info: &Value, vnfc: &Value) -> Vec<Value> {
-    let vdu = &vnfc["vduId"];
-    let compute = vnfc["id"].as_str().map(str::to_owned).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let mut resources = vec![json!({
-        "id": compute, "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu, "resource": vnfc["computeResource"],
-    })];
-    let storages = info["virtualStorageResourceInfo"].as_array().cloned().unwrap_or_default();
-    for id in vnfc["storageResourceIds"].as_array().into_iter().flatten() {
-        if let Some(storage) = storages.iter().find(|storage| storage["id"] == *id) {
-            let template = storage["virtualStorageDescId"].as_str().unwrap_or_default();
-            resources.push(json!({
-                "id": format!("{template}-{compute}"), "type": "STORAGE", "vduId": vdu,
-                "resourceTemplateId": template, "resource": storage["storageResource"],
-            }));
+fn existing_vnfc_resources(info: &InstantiatedInfo, vnfc: &VnfcInfo) -> Vec<ResourceDefinition> {
+    let vdu = vnfc.vdu_id.as_str();
+    let compute = vnfc.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let mut resources = vec![
+        ResourceDefinition::of_vdu(compute.clone(), ResourceKind::Compute, vdu, vdu)
+            .with_resource(vnfc.compute_resource.clone()),
+    ];
+    for id in &vnfc.storage_resource_ids {
+        if let Some(storage) = info.virtual_storage_resource_info.iter().find(|storage| storage.id == *id) {
+            let template = storage.virtual_storage_desc_id.as_str();
+            resources.push(
+                ResourceDefinition::of_vdu(format!("{template}-{compute}"), ResourceKind::Storage, vdu, template)
+                    .with_resource(storage.storage_resource.clone()),
+            );
         }
     }
-    let ports: Vec<&Value> = info["vnfVirtualLinkResourceInfo"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|link| link["vnfLinkPorts"].as_array().into_iter().flatten())
-        .collect();
-    for cp in vnfc["vnfcCpInfo"].as_array().into_iter().flatten() {
+    let ports: Vec<_> = info.vnf_virtual_link_resource_info.iter().flat_map(|link| &link.vnf_link_ports).collect();
+    for cp in &vnfc.vnfc_cp_info {
         // A CP on a port the NFVO made (extLinkPorts) is not solgate's to remove.
-        if cp.get("vnfLinkPortId").is_none() && cp.get("vnfExtCpId").is_none() {
+        if cp.vnf_link_port_id.is_none() && cp.vnf_ext_cp_id.is_none() {
             continue;
         }
-        let template = cp["cpdId"].as_str().unwrap_or_default();
-        let mut resource = json!({
-            "id": format!("{template}-{compute}"), "type": "LINKPORT", "vduId": vdu, "resourceTemplateId": template,
-        });
-        if let Some(port) = ports.iter().find(|port| port["id"] == cp["vnfLinkPortId"]) {
-            resource["resource"] = port["resourceHandle"].clone();
-        }
-        resources.push(resource);
+        let template = cp.cpd_id.as_str();
+        let port = ports.iter().find(|port| Some(&port.id) == cp.vnf_link_port_id.as_ref());
+        resources.push(
+            ResourceDefinition::of_vdu(format!("{template}-{compute}"), ResourceKind::Linkport, vdu, template)
+                .with_resource(port.and_then(|port| port.resource_handle.clone())),
+        );
     }
     resources
 }
@@ -317,69 +293,75 @@ fn existing_vnfc_resources(info: &Value, vnfc: &Value) -> Vec<Value> {
 /// of its VDUs (`GRANT`) and the existing VNFCs of those VDUs (`RES_MGMT`), when they are at
 /// least two (a constraint relates resources). Unlike Tacker, a rule with no new resource
 /// does not stop the rules after it from being sent.
-fn placement_constraints(flavour: &Flavour, add: &[Value], vnfcs: &[Value]) -> Vec<Value> {
+fn placement_constraints(
+    flavour: &Flavour,
+    add: &[ResourceDefinition],
+    vnfcs: &[VnfcInfo],
+) -> Vec<PlacementConstraint> {
     let mut constraints = Vec::new();
     for rule in &flavour.placement_rules {
-        let in_rule = |vdu: &Value| vdu.as_str().is_some_and(|vdu| rule.vdus.iter().any(|target| target == vdu));
-        let mut refs: Vec<Value> = add
+        let in_rule = |vdu: &str| rule.vdus.iter().any(|target| target == vdu);
+        let mut refs: Vec<ConstraintResourceRef> = add
             .iter()
-            .filter(|resource| resource["type"] == "COMPUTE" && in_rule(&resource["vduId"]))
-            .map(|resource| json!({"idType": "GRANT", "resourceId": resource["id"]}))
+            .filter(|resource| {
+                resource.kind == ResourceKind::Compute && resource.vdu_id.as_deref().is_some_and(in_rule)
+            })
+            .map(|resource| ConstraintResourceRef {
+                id_type: IdType::Grant,
+                resource_id: Some(resource.id.clone()),
+                vim_connection_id: None,
+            })
             .collect();
         if refs.is_empty() {
             continue;
         }
-        for vnfc in vnfcs.iter().filter(|vnfc| in_rule(&vnfc["vduId"])) {
-            let handle = &vnfc["computeResource"];
-            let mut reference = json!({"idType": "RES_MGMT", "resourceId": handle["resourceId"]});
-            if let Some(vim) = handle["vimConnectionId"].as_str() {
-                reference["vimConnectionId"] = json!(vim);
-            }
-            refs.push(reference);
+        for vnfc in vnfcs.iter().filter(|vnfc| in_rule(&vnfc.vdu_id)) {
+            let handle = vnfc.compute_resource.as_ref();
+            refs.push(ConstraintResourceRef {
+                id_type: IdType::ResMgmt,
+                resource_id: handle.and_then(|handle| handle.resource_id.clone()),
+                vim_connection_id: handle.and_then(|handle| handle.vim_connection_id.clone()),
+            });
         }
         if refs.len() < 2 {
             continue;
         }
-        constraints.push(json!({
-            "affinityOrAntiAffinity": if rule.anti_affinity { "ANTI_AFFINITY" } else { "AFFINITY" },
-            "scope": rule.scope.to_ascii_uppercase(),
-            "resource": refs,
-        }));
+        constraints.push(PlacementConstraint {
+            affinity_or_anti_affinity: if rule.anti_affinity { Affinity::AntiAffinity } else { Affinity::Affinity },
+            scope: rule.scope.to_ascii_uppercase(),
+            resource: refs,
+        });
     }
     constraints
 }
 
 /// Records, in the stored Grant, which VDU each COMPUTE resource it was asked for belongs
 /// to: applying the Grant later (a retry, a rollback) needs it and the request is not kept.
-pub fn remember_requested_vdus(request: &Value, grant: &mut Value) {
-    let vdus: serde_json::Map<String, Value> = request["addResources"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|resource| resource["type"] == "COMPUTE")
-        .filter_map(|resource| Some((resource["id"].as_str()?.to_owned(), resource["vduId"].clone())))
+pub fn remember_requested_vdus(request: &GrantRequest, grant: &mut Grant) {
+    let vdus = request
+        .add_resources
+        .iter()
+        .filter(|resource| resource.kind == ResourceKind::Compute)
+        .map(|resource| (resource.id.clone(), resource.vdu_id.clone().map_or(Value::Null, Value::String)))
         .collect();
-    if !grant[PRIVATE_KEY].is_object() {
-        grant[PRIVATE_KEY] = json!({});
-    }
-    grant[PRIVATE_KEY]["computeVdus"] = Value::Object(vdus);
+    grant.private.get_or_insert_with(GrantPrivate::default).compute_vdus = vdus;
 }
 
 /// A Grant must only speak of resources the request asked for.
-pub fn check_grant(request: &Value, grant: &Value) -> Result<(), String> {
-    for key in ["addResources", "removeResources", "updateResources"] {
-        let asked: BTreeSet<&str> =
-            request[key].as_array().into_iter().flatten().filter_map(|entry| entry["id"].as_str()).collect();
-        for granted in grant[key].as_array().into_iter().flatten() {
-            let id = granted["resourceDefinitionId"].as_str().unwrap_or_default();
-            if !asked.contains(id) {
+pub fn check_grant(request: &GrantRequest, grant: &Grant) -> Result<(), String> {
+    for change in Change::ALL {
+        let asked: BTreeSet<&str> = request.resources(change).iter().map(|entry| entry.id.as_str()).collect();
+        for granted in grant.resources(change) {
+            let id = &granted.resource_definition_id;
+            if !asked.contains(id.as_str()) {
                 return Err(format!(
-                    "The NFVO's Grant {key} names resource definition {id:?}, which was not requested."
+                    "The NFVO's Grant {} names resource definition {id:?}, which was not requested.",
+                    change.key()
                 ));
             }
         }
     }
-    if grant["vnfLcmOpOccId"].as_str().is_some_and(|id| request["vnfLcmOpOccId"].as_str() != Some(id)) {
+    if grant.vnf_lcm_op_occ_id.as_ref().is_some_and(|id| *id != request.vnf_lcm_op_occ_id) {
         return Err("The NFVO's Grant is for another operation occurrence.".into());
     }
     Ok(())
@@ -387,14 +369,17 @@ pub fn check_grant(request: &Value, grant: &Value) -> Result<(), String> {
 
 /// A Grant's `vimConnectionInfo` in the instance's shape: a map keyed by id (v2), an
 /// array of objects with `id` (v1); an NFVO may answer in either.
-fn in_shape_of(major: LcmMajor, vim_connection_info: &Value) -> Value {
+fn in_shape_of(major: LcmMajor, vim_connection_info: Option<&Value>) -> Value {
+    let Some(vim_connection_info) = vim_connection_info else { return Value::Null };
     match (major, vim_connection_info) {
         (LcmMajor::V2, Value::Array(_)) => solgate_core::convert::vim_connections_to_map(vim_connection_info),
         (LcmMajor::V1, Value::Object(map)) => Value::Array(
             map.iter()
                 .map(|(id, entry)| {
                     let mut entry = entry.clone();
-                    entry["id"] = json!(id);
+                    if let Some(entry) = entry.as_object_mut() {
+                        entry.insert("id".to_owned(), Value::String(id.clone()));
+                    }
                     entry
                 })
                 .collect(),
@@ -407,21 +392,15 @@ fn in_shape_of(major: LcmMajor, vim_connection_info: &Value) -> Value {
 /// the one its added resources name, else its first, runs the work) and its external
 /// virtual links. `into_target`: the instance afterwards records the granted VIM
 /// connections (not when rolling back).
-pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPlan, grant: &Value, into_target: bool) {
+pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPlan, grant: &Grant, into_target: bool) {
     let shapes = shapes::for_major(major);
-    let mut granted = in_shape_of(major, &grant["vimConnectionInfo"]);
-    let connections = shapes.vim_connections(&granted);
-    if !connections.is_empty() {
+    let mut granted = in_shape_of(major, grant.vim_connection_info.as_ref());
+    if !shapes.vim_connections(&granted).is_empty() {
         secrets.seal(&mut granted);
         if into_target && plan.target.is_object() {
             shapes.merge_vim_connections(&mut plan.target, &granted);
         }
-        let named = grant["addResources"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find_map(|info| info["vimConnectionId"].as_str())
-            .map(str::to_owned);
+        let named = grant.resources(Change::Add).iter().find_map(|info| info.vim_connection_id.as_deref());
         let sealed = shapes.vim_connections(&granted);
         let chosen = named
             .and_then(|id| sealed.iter().find(|connection| connection.id == id).cloned())
@@ -434,62 +413,67 @@ pub fn apply_grant(major: LcmMajor, secrets: &SecretBox, plan: &mut OperationPla
     // (`cirConnectionInfo`, container image registries) and MCIOP repositories the VNF uses;
     // the instance records them as it does the VIM connections (credentials sealed, never
     // shown). Maps keyed by id, as VimConnectionInfo in v2.
-    if into_target && major == LcmMajor::V2 && plan.target.is_object() {
-        for key in ["cirConnectionInfo", "mciopRepositoryInfo"] {
-            let mut connections = in_shape_of(major, &grant[key]);
+    if into_target
+        && major == LcmMajor::V2
+        && let Some(target) = plan.target.as_object_mut()
+    {
+        for (key, given) in
+            [("cirConnectionInfo", &grant.cir_connection_info), ("mciopRepositoryInfo", &grant.mciop_repository_info)]
+        {
+            let mut connections = in_shape_of(major, given.as_ref());
             if let Value::Object(entries) = &mut connections
                 && !entries.is_empty()
             {
                 secrets.seal(&mut connections);
-                merge_patch(&mut plan.target[key], &connections);
+                merge_patch(target.entry(key).or_insert(Value::Null), &connections);
             }
         }
     }
     if let Some(deployment) = &mut plan.deployment {
         deployment.granted = granted_placement(grant);
-        for (grant_key, target) in [
-            ("extVirtualLinks", &mut deployment.ext_virtual_links),
-            ("extManagedVirtualLinks", &mut deployment.ext_managed_virtual_links),
+        for (given, target) in [
+            (&grant.ext_virtual_links, &mut deployment.ext_virtual_links),
+            (&grant.ext_managed_virtual_links, &mut deployment.ext_managed_virtual_links),
         ] {
-            if grant[grant_key].as_array().is_some_and(|links| !links.is_empty()) {
-                *target = grant[grant_key].clone();
+            if let Some(links) = given.as_ref().filter(|links| links.as_array().is_some_and(|links| !links.is_empty()))
+            {
+                *target = links.clone();
             }
         }
     }
 }
 
 /// The zones and VIM assets a Grant gives, per VDU (see [`GrantedPlacement`]).
-fn granted_placement(grant: &Value) -> GrantedPlacement {
+fn granted_placement(grant: &Grant) -> GrantedPlacement {
     let mut granted = GrantedPlacement::default();
-    let vdus = &grant[PRIVATE_KEY]["computeVdus"];
-    let zones = grant["zones"].as_array().cloned().unwrap_or_default();
-    for info in grant["addResources"].as_array().into_iter().flatten() {
-        let (Some(vdu), Some(zone)) =
-            (vdus[info["resourceDefinitionId"].as_str().unwrap_or_default()].as_str(), info["zoneId"].as_str())
-        else {
+    let zones = grant.zones.as_deref().unwrap_or_default();
+    for info in grant.resources(Change::Add) {
+        let (Some(vdu), Some(zone)) = (grant.compute_vdu(&info.resource_definition_id), info.zone_id.as_deref()) else {
             continue;
         };
-        if let Some(name) = zones.iter().find(|entry| entry["id"] == zone).and_then(|entry| entry["zoneId"].as_str()) {
+        if let Some(name) =
+            zones.iter().find(|entry| entry.id.as_deref() == Some(zone)).and_then(|entry| entry.zone_id.as_deref())
+        {
             granted.zones.entry(vdu.to_owned()).or_insert_with(|| name.to_owned());
         }
     }
-    let assets = &grant["vimAssets"];
-    for flavour in assets["computeResourceFlavours"].as_array().into_iter().flatten() {
-        if let (Some(vdu), Some(id)) = (flavour["vnfdVirtualComputeDescId"].as_str(), flavour["vimFlavourId"].as_str())
-        {
-            granted.flavours.insert(vdu.to_owned(), id.to_owned());
+    if let Some(assets) = &grant.vim_assets {
+        for flavour in assets.compute_resource_flavours.iter().flatten() {
+            if let (Some(vdu), Some(id)) = (&flavour.vnfd_virtual_compute_desc_id, &flavour.vim_flavour_id) {
+                granted.flavours.insert(vdu.clone(), id.clone());
+            }
         }
-    }
-    for image in assets["softwareImages"].as_array().into_iter().flatten() {
-        if let (Some(vnfd_image), Some(id)) =
-            (image["vnfdSoftwareImageId"].as_str(), image["vimSoftwareImageId"].as_str())
-        {
-            granted.images.insert(vnfd_image.to_owned(), id.to_owned());
+        for image in assets.software_images.iter().flatten() {
+            if let (Some(vnfd_image), Some(id)) = (&image.vnfd_software_image_id, &image.vim_software_image_id) {
+                granted.images.insert(vnfd_image.clone(), id.clone());
+            }
         }
     }
     // The NFVO's own `nfv` parameters, merged last (Tacker's user data merges
     // grant.additionalParams.nfv after the request's).
-    if let Some(nfv) = grant.pointer("/additionalParams/nfv").filter(|nfv| nfv.is_object()) {
+    if let Some(nfv) =
+        grant.additional_params.as_ref().and_then(|params| params.nfv.as_ref()).filter(|nfv| nfv.is_object())
+    {
         granted.nfv = nfv.clone();
     }
     granted
@@ -497,6 +481,9 @@ fn granted_placement(grant: &Value) -> GrantedPlacement {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+    use solgate_core::PRIVATE_KEY;
+
     use super::*;
 
     #[test]
@@ -509,11 +496,20 @@ mod tests {
                 "softwareImages": [{"vnfdSoftwareImageId": "VDU1", "vimSoftwareImageId": "i-1"}]},
             "additionalParams": {"nfv": {"CP": {"VDU1_CP1": {"network": "granted-net"}}}}
         });
-        let granted = granted_placement(&grant);
+        let granted = granted_placement(&serde_json::from_value(grant).unwrap());
         assert_eq!(granted.zones["VDU1"], "az-1");
         assert_eq!(granted.flavours["VDU1"], "f-1");
         assert_eq!(granted.images["VDU1"], "i-1");
         assert_eq!(granted.nfv, json!({"CP": {"VDU1_CP1": {"network": "granted-net"}}}));
-        assert!(granted_placement(&json!({"additionalParams": {"nfv": "x"}})).is_empty());
+        assert!(
+            granted_placement(&serde_json::from_value(json!({"additionalParams": {"nfv": "x"}})).unwrap()).is_empty()
+        );
+    }
+
+    #[test]
+    fn the_stored_grant_keeps_its_bookkeeping_under_the_private_key() {
+        let grant = Grant { private: Some(GrantPrivate::default()), ..Grant::default() };
+        let stored = serde_json::to_value(&grant).unwrap();
+        assert!(stored.get(PRIVATE_KEY).is_some(), "{stored}");
     }
 }

@@ -15,21 +15,13 @@ use solgate_core::PRIVATE_KEY;
 use solgate_core::operation::OperationPlan;
 use solgate_db::repo::lcm::{self, InstanceRecord, LcmMajor, OpOccRecord};
 use solgate_drivers::script::{self, ScriptInput};
+use solgate_model::LcmOperation;
+use solgate_model::grant::{Change, Grant, GrantInfo, GrantRequest, ResourceKind};
 use solgate_vnfpkg::PackageContents;
 
 use crate::context::ConductorContext;
-use crate::lcm::grant;
-
-/// The `Vnflcm` operation name of an LCM operation (SOL001's interface; Tacker's
-/// `_script_method_name`).
-fn interface_name(operation: &str) -> String {
-    match operation {
-        "MODIFY_INFO" => "modify_information".to_owned(),
-        "CHANGE_EXT_CONN" => "change_external_connectivity".to_owned(),
-        "CHANGE_VNFPKG" => "change_current_package".to_owned(),
-        other => other.to_lowercase(),
-    }
-}
+use crate::lcm::grant::{self, GrantInputs};
+use crate::lcm::views::{InstanceView, view};
 
 /// The scripts of one run of an operation.
 pub(crate) struct OperationScripts {
@@ -47,21 +39,24 @@ fn declares_user_data(additional: &Value) -> bool {
 /// The flavour's `Vnflcm` scripts of the run: (start, end), each `(operation, file)`.
 type Hooks = (Option<(String, String)>, Option<(String, String)>);
 
+/// The flavour the instance has after the operation: the plan's, else the instance's.
+fn flavour_id(plan: &OperationPlan, instance: &InstanceRecord) -> Option<String> {
+    plan.deployment
+        .as_ref()
+        .map(|deployment| deployment.flavour_id.clone())
+        .or_else(|| view::<InstanceView>(&instance.body).flavour_id().map(str::to_owned))
+}
+
 fn hooks_of(
     plan: &OperationPlan,
     instance: &InstanceRecord,
-    operation: &str,
+    operation: LcmOperation,
     package: &PackageContents,
     rolling_back: bool,
 ) -> Option<Hooks> {
-    let flavour_id = plan
-        .deployment
-        .as_ref()
-        .map(|deployment| deployment.flavour_id.as_str())
-        .or_else(|| instance.body["instantiatedVnfInfo"]["flavourId"].as_str())?;
-    let flavour = package.vnfd.flavour(flavour_id)?;
-    let name = interface_name(operation);
-    let phase = if rolling_back { format!("{name}_rollback") } else { name };
+    let flavour = package.vnfd.flavour(&flavour_id(plan, instance)?)?;
+    let name = operation.script_name();
+    let phase = if rolling_back { format!("{name}_rollback") } else { name.to_owned() };
     let hook = |suffix: &str| {
         let operation = format!("{phase}_{suffix}");
         flavour.lcm_scripts.get(&operation).map(|file| (operation, file.clone()))
@@ -73,7 +68,7 @@ fn hooks_of(
 pub(crate) fn may_take_part(
     plan: &OperationPlan,
     instance: &InstanceRecord,
-    operation: &str,
+    operation: LcmOperation,
     package: &PackageContents,
     additional: &Value,
     rolling_back: bool,
@@ -90,38 +85,36 @@ pub(crate) async fn prepare(
     major: LcmMajor,
     instance: &InstanceRecord,
     op: &OpOccRecord,
+    operation: LcmOperation,
     plan: &OperationPlan,
     package: &PackageContents,
     package_dir: &Path,
     additional: &Value,
     rolling_back: bool,
 ) -> Result<Option<OperationScripts>, String> {
-    let hooks =
-        hooks_of(plan, instance, op.operation().map_or("", |operation| operation.name()), package, rolling_back)
-            .unwrap_or_default();
+    let hooks = hooks_of(plan, instance, operation, package, rolling_back).unwrap_or_default();
     if hooks.0.is_none() && hooks.1.is_none() && !declares_user_data(additional) {
         return Ok(None);
     }
-    let flavour_id = plan
-        .deployment
-        .as_ref()
-        .map(|deployment| deployment.flavour_id.as_str())
-        .or_else(|| instance.body["instantiatedVnfInfo"]["flavourId"].as_str());
-    let flavour = flavour_id.and_then(|id| package.vnfd.flavour(id));
+    let flavour_id = flavour_id(plan, instance);
+    let flavour = flavour_id.and_then(|id| package.vnfd.flavour(&id));
     let mut request = op.body["operationParams"].clone();
     if !request.is_object() {
         request = json!({});
     }
-    request["additionalParams"] = additional.clone();
-    let grant_request = grant::grant_request(
+    if let Some(request) = request.as_object_mut() {
+        request.insert("additionalParams".to_owned(), additional.clone());
+    }
+    let grant_request = grant::grant_request(&GrantInputs {
         major,
-        &ctx.links,
+        links: &ctx.links,
         instance,
         op,
+        operation,
         plan,
         flavour,
-        Some(additional).filter(|a| a.is_object()),
-    );
+        additional: Some(additional).filter(|a| a.is_object()),
+    });
     let stored = if ctx.nfvo.is_some() {
         let (id, db_major) = (op.id.clone(), major);
         // The NFVO's Grant, never a local stand-in for it when it cannot be read.
@@ -132,14 +125,24 @@ pub(crate) async fn prepare(
         None
     };
     let (grant_request, grant) = match stored {
-        Some(granted) => (matching_ids(grant_request, &granted), without_secrets(granted)),
+        Some(granted) => {
+            let typed: Grant = serde_json::from_value(granted.clone()).map_err(|error| {
+                format!("The Grant of the operation cannot be read for the package's scripts: {error}")
+            })?;
+            (matching_ids(grant_request, &typed), without_secrets(granted))
+        }
         None => {
             let grant = local_grant(&grant_request);
-            (grant_request, grant)
+            (grant_request, json!(grant))
         }
     };
     Ok(Some(OperationScripts {
-        input: ScriptInput { request, vnf_instance: without_secrets(instance.body.clone()), grant_request, grant },
+        input: ScriptInput {
+            request,
+            vnf_instance: without_secrets(instance.body.clone()),
+            grant_request: json!(grant_request),
+            grant,
+        },
         hooks,
         package_dir: package_dir.to_owned(),
     }))
@@ -185,55 +188,40 @@ fn strip_access(connection: &mut Value) {
 /// The Grant of solgate's local NFVO as Tacker's local NFVO answers: every resource
 /// granted as asked, by its definition id, with no zone and no VIM assets (the scripts
 /// then take flavours and images from the VNFD).
-fn local_grant(request: &Value) -> Value {
-    let granted = |key: &str| -> Vec<Value> {
-        request[key]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|resource| json!({"resourceDefinitionId": resource["id"]}))
-            .collect()
+fn local_grant(request: &GrantRequest) -> Grant {
+    let granted = |change: Change| -> Option<Vec<GrantInfo>> {
+        let list: Vec<GrantInfo> =
+            request.resources(change).iter().map(|resource| GrantInfo::granted(&resource.id)).collect();
+        (!list.is_empty()).then_some(list)
     };
-    let mut grant = json!({
-        "id": uuid::Uuid::new_v4().to_string(),
-        "vnfInstanceId": request["vnfInstanceId"],
-        "vnfLcmOpOccId": request["vnfLcmOpOccId"],
-    });
-    for key in ["addResources", "removeResources", "updateResources"] {
-        let list = granted(key);
-        if !list.is_empty() {
-            grant[key] = Value::Array(list);
-        }
+    Grant {
+        id: uuid::Uuid::new_v4().to_string(),
+        vnf_instance_id: Some(request.vnf_instance_id.clone()),
+        vnf_lcm_op_occ_id: Some(request.vnf_lcm_op_occ_id.clone()),
+        add_resources: granted(Change::Add),
+        remove_resources: granted(Change::Remove),
+        update_resources: granted(Change::Update),
+        ..Grant::default()
     }
-    grant
 }
 
 /// The GrantRequest, made again for the scripts, with the ids of its new COMPUTE
 /// resources (and their ports and storage) set to those the NFVO granted (recorded with the
 /// Grant per VDU), so that `get_param_zone` finds the granted zones.
-fn matching_ids(mut request: Value, granted: &Value) -> Value {
-    let mut by_vdu: Vec<(String, String)> = granted[PRIVATE_KEY]["computeVdus"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(id, vdu)| Some((vdu.as_str()?.to_owned(), id.clone())))
-        .collect();
-    let Some(add) = request["addResources"].as_array_mut() else { return request };
+fn matching_ids(mut request: GrantRequest, granted: &Grant) -> GrantRequest {
+    let mut by_vdu: Vec<(&str, &str)> = granted.compute_vdus().map(|(id, vdu)| (vdu, id)).collect();
     let mut renamed = Vec::new();
-    for resource in add.iter_mut().filter(|resource| resource["type"] == "COMPUTE") {
-        let vdu = resource["vduId"].as_str().unwrap_or_default().to_owned();
+    for resource in request.add_resources.iter_mut().filter(|resource| resource.kind == ResourceKind::Compute) {
+        let vdu = resource.vdu_id.as_deref().unwrap_or_default();
         if let Some(position) = by_vdu.iter().position(|(granted_vdu, _)| *granted_vdu == vdu) {
             let (_, id) = by_vdu.remove(position);
-            if let Some(old) = resource["id"].as_str().map(str::to_owned) {
-                renamed.push((old, id.clone()));
-            }
-            resource["id"] = json!(id);
+            renamed.push((std::mem::replace(&mut resource.id, id.to_owned()), id));
         }
     }
-    for resource in add.iter_mut().filter(|resource| resource["type"] != "COMPUTE") {
-        let Some(id) = resource["id"].as_str().map(str::to_owned) else { continue };
+    for resource in request.add_resources.iter_mut().filter(|resource| resource.kind != ResourceKind::Compute) {
+        let id = &resource.id;
         if let Some((old, new)) = renamed.iter().find(|(old, _)| id.ends_with(&format!("-{old}"))) {
-            resource["id"] = json!(format!("{}{new}", &id[..id.len() - old.len()]));
+            resource.id = format!("{}{new}", &id[..id.len() - old.len()]);
         }
     }
     request
@@ -243,12 +231,20 @@ fn matching_ids(mut request: Value, granted: &Value) -> Value {
 mod tests {
     use super::*;
 
+    /// A GrantRequest with these members besides those every one has.
+    fn request_with(members: &Value) -> GrantRequest {
+        let mut request = json!({"vnfInstanceId": "i", "vnfLcmOpOccId": "o", "vnfdId": "d", "operation": "SCALE",
+            "isAutomaticInvocation": false, "_links": {"vnfLcmOpOcc": {"href": "o"}, "vnfInstance": {"href": "i"}}});
+        solgate_core::merge_patch(&mut request, members);
+        serde_json::from_value(request).unwrap()
+    }
+
     #[test]
     fn operations_have_their_interface_names() {
-        assert_eq!(interface_name("INSTANTIATE"), "instantiate");
-        assert_eq!(interface_name("MODIFY_INFO"), "modify_information");
-        assert_eq!(interface_name("CHANGE_EXT_CONN"), "change_external_connectivity");
-        assert_eq!(interface_name("CHANGE_VNFPKG"), "change_current_package");
+        assert_eq!(LcmOperation::Instantiate.script_name(), "instantiate");
+        assert_eq!(LcmOperation::ModifyInfo.script_name(), "modify_information");
+        assert_eq!(LcmOperation::ChangeExtConn.script_name(), "change_external_connectivity");
+        assert_eq!(LcmOperation::ChangeVnfpkg.script_name(), "change_current_package");
     }
 
     #[test]
@@ -265,21 +261,22 @@ mod tests {
 
     #[test]
     fn the_local_grant_grants_every_resource_by_its_definition() {
-        let request = json!({"vnfInstanceId": "i", "vnfLcmOpOccId": "o",
-            "addResources": [{"id": "c1", "type": "COMPUTE"}, {"id": "CP1-c1", "type": "LINKPORT"}]});
-        let grant = local_grant(&request);
+        let request = request_with(&json!({"vnfInstanceId": "i", "vnfLcmOpOccId": "o",
+            "addResources": [{"id": "c1", "type": "COMPUTE", "resourceTemplateId": "VDU1"},
+                {"id": "CP1-c1", "type": "LINKPORT", "resourceTemplateId": "CP1"}]}));
+        let grant = json!(local_grant(&request));
         assert_eq!(grant["addResources"], json!([{"resourceDefinitionId": "c1"}, {"resourceDefinitionId": "CP1-c1"}]));
         assert!(grant.get("removeResources").is_none());
     }
 
     #[test]
     fn granted_compute_ids_replace_the_fresh_ones() {
-        let request = json!({"addResources": [
-            {"id": "new-1", "type": "COMPUTE", "vduId": "VDU1"},
-            {"id": "VDU1_CP1-new-1", "type": "LINKPORT", "vduId": "VDU1"},
-            {"id": "new-2", "type": "COMPUTE", "vduId": "VDU2"}]});
+        let request = request_with(&json!({"addResources": [
+            {"id": "new-1", "type": "COMPUTE", "vduId": "VDU1", "resourceTemplateId": "VDU1"},
+            {"id": "VDU1_CP1-new-1", "type": "LINKPORT", "vduId": "VDU1", "resourceTemplateId": "VDU1_CP1"},
+            {"id": "new-2", "type": "COMPUTE", "vduId": "VDU2", "resourceTemplateId": "VDU2"}]}));
         let granted = json!({PRIVATE_KEY: {"computeVdus": {"g-1": "VDU1", "g-2": "VDU2"}}});
-        let request = matching_ids(request, &granted);
+        let request = json!(matching_ids(request, &serde_json::from_value(granted).unwrap()));
         let ids: Vec<&str> =
             request["addResources"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["g-1", "VDU1_CP1-g-1", "g-2"]);
