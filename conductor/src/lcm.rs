@@ -13,5 +13,5 @@ use solgate_model::LcmOperation;
 
 /// The operation of an occurrence (`None`: a name no row has, which the API never stores).
 pub(crate) fn operation_of(op: &OpOccRecord) -> Option<LcmOperation> {
-    LcmOperation::from_name(op.operation())
+    op.operation()
 }

@@ -186,7 +186,12 @@ async fn start(mut job: Job) -> Result<(), ConductorError> {
                 }
             }
         } else {
-            Some(Granted::Local(plan.local_grant(&job.instance.body, &job.instance.id, &job.op.id, job.op.operation())))
+            Some(Granted::Local(plan.local_grant(
+                &job.instance.body,
+                &job.instance.id,
+                &job.op.id,
+                job.op.operation_name(),
+            )))
         };
         let mut change = StateChange::to(PROCESSING);
         match grant {
@@ -292,9 +297,10 @@ async fn plan_of(job: &Job) -> Result<OperationPlan, Stop> {
     if let Some(plan) = OperationPlan::stored(&job.op.body, false) {
         return Ok(plan);
     }
-    let operation = job
-        .operation()
-        .ok_or_else(|| Stop { status: 422, detail: format!("Operation {} is not supported.", job.op.operation()) })?;
+    let operation = job.operation().ok_or_else(|| Stop {
+        status: 422,
+        detail: format!("Operation {} is not supported.", job.op.operation_name()),
+    })?;
     let (major, instance, params) = (job.major, job.instance.clone(), job.op.body["operationParams"].clone());
     let mut vim_types = job.ctx.infra.vim_types();
     if job.ctx.nfvo.is_some() {
@@ -439,7 +445,7 @@ async fn run_infra(
             rolling_back,
             lcm_input: scripts.map(|scripts| &scripts.input),
         };
-        tracing::info!(op = %job.op.id, operation = job.op.operation(), action = action.name(), vim = %vim.id, run, "running infra action");
+        tracing::info!(op = %job.op.id, operation = job.op.operation_name(), action = action.name(), vim = %vim.id, run, "running infra action");
         match driver.execute(ctx, action).await {
             Err(error) if error.transient && !error.cancelled && run <= settings.vim_retries => {
                 let backoff = retry_backoff(settings.vim_retry_backoff_ms, run);

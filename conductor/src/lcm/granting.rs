@@ -46,7 +46,7 @@ pub(crate) async fn external_grant(
         (opened_request(job, request)?, grant)
     } else {
         let request = new_request(job, plan, &additional).await?;
-        tracing::info!(op = %job.op.id, operation = job.op.operation(), "asking the NFVO for a grant");
+        tracing::info!(op = %job.op.id, operation = job.op.operation_name(), "asking the NFVO for a grant");
         let grant = match client.submit_grant(&request).await? {
             GrantAnswer::Granted(grant) => *grant,
             GrantAnswer::Pending { location, delay } => {
@@ -72,7 +72,7 @@ pub(crate) async fn external_grant(
 async fn new_request(job: &Job, plan: &OperationPlan, additional: &Value) -> Result<GrantRequest, GrantError> {
     let operation = job
         .operation()
-        .ok_or_else(|| GrantError::Unavailable(format!("Operation {} is not supported.", job.op.operation())))?;
+        .ok_or_else(|| GrantError::Unavailable(format!("Operation {} is not supported.", job.op.operation_name())))?;
     let contents = job.package(plan).await.ok().map(|(_, contents)| contents);
     let flavour_id = plan
         .deployment

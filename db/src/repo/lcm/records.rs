@@ -87,6 +87,11 @@ impl OpOccRecord {
         OpOccIndex::of(&self.body).vnf_instance_id.unwrap_or_default()
     }
 
+    /// The operation as the document names it (for messages about an unknown one).
+    pub fn operation_name(&self) -> &str {
+        OpOccIndex::of(&self.body).operation.unwrap_or_default()
+    }
+
     /// The operation, `None` if the document names none this build knows.
     pub fn operation(&self) -> Option<LcmOperation> {
         OpOccIndex::of(&self.body).operation.and_then(LcmOperation::from_name)
