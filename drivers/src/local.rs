@@ -255,6 +255,20 @@ impl ActionRun for SimulatedRun<'_, '_> {
     }
 }
 
+/// A VNFC's `vnfcCpInfo` entry as this driver makes it.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct VnfcCp {
+    id: Value,
+    cpd_id: Option<String>,
+}
+
+impl VnfcCp {
+    fn of(info: &Value) -> Self {
+        Self::deserialize(info).unwrap_or_default()
+    }
+}
+
 /// SOL003 VipCpInfo of each VipCp whose virtual link exists: the simulated address and the
 /// VNFC CPs (instances of its target VduCps) that share it.
 fn vip_cp_info(flavour: &solgate_vnfpkg::Flavour, inventory: &Inventory) -> Vec<Value> {
@@ -269,12 +283,12 @@ fn vip_cp_info(flavour: &solgate_vnfpkg::Flavour, inventory: &Inventory) -> Vec<
             .iter()
             .find(|vl| vl.id == vip.virtual_link)
             .and_then(|vl| vl.l3_protocol_data.iter().find_map(|l3| l3.cidr.as_deref()));
-        let associated: Vec<&Value> = inventory
+        let associated: Vec<Value> = inventory
             .vnfc_resources
             .iter()
-            .flat_map(|vnfc| vnfc.vnfc_cp_info.iter())
-            .filter(|cp| cp["cpdId"].as_str().is_some_and(|cpd| vip.targets.iter().any(|t| t == cpd)))
-            .map(|cp| &cp["id"])
+            .flat_map(|vnfc| vnfc.vnfc_cp_info.iter().map(VnfcCp::of))
+            .filter(|cp| cp.cpd_id.as_deref().is_some_and(|cpd| vip.targets.iter().any(|t| t == cpd)))
+            .map(|cp| cp.id)
             .collect();
         let address = simulated_vip_address(cidr, &link.id);
         out.push(json!({

@@ -102,6 +102,19 @@ impl Default for OpenStackDriver {
     }
 }
 
+/// What Heat shows of a port resource (`GET .../resources/<name>`): its `attributes`.
+#[derive(Deserialize)]
+struct ShownPort {
+    attributes: Option<PortAttributes>,
+}
+
+/// The attributes of a port resource that the driver reads.
+#[derive(Deserialize)]
+struct PortAttributes {
+    #[serde(default)]
+    fixed_ips: Value,
+}
+
 /// One run of an action against the VNF's Heat stack.
 struct HeatRun<'c, 'a> {
     driver: &'c OpenStackDriver,
@@ -466,9 +479,9 @@ impl HeatRun<'_, '_> {
             };
             let what = format!("reading port resource {} of Heat stack {}", vip.id, self.state.stack_name);
             let shown = self.cancel.guard(&what, self.heat.get_resource(&stack, &vip.id)).await?;
-            let fixed_ips =
-                shown.as_ref().and_then(|res| res.extra.get("attributes")).map(|attributes| &attributes["fixed_ips"]);
-            let info = vip_cp_info(vip, port, fixed_ips, &mut inventory, self.vim_connection_id());
+            let shown = shown.and_then(|res| serde_json::from_value::<ShownPort>(Value::Object(res.extra)).ok());
+            let fixed_ips = shown.and_then(|shown| shown.attributes).map(|attributes| attributes.fixed_ips);
+            let info = vip_cp_info(vip, port, fixed_ips.as_ref(), &mut inventory, self.vim_connection_id());
             inventory.vip_cp_info.push(info);
         }
         inventory.ext_link_ports = trunk_ports(&resources, flavour, self.vim_connection_id());
