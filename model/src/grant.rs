@@ -16,8 +16,11 @@ pub struct GrantRequest {
     pub vnf_lcm_op_occ_id: String,
     pub vnfd_id: String,
     pub operation: LcmOperation,
+    /// Read as `false`, and `_links` as empty, when a stored request lacks them (one kept
+    /// while an asynchronous grant is decided may come from an older solgate).
+    #[serde(default)]
     pub is_automatic_invocation: bool,
-    #[serde(rename = "_links")]
+    #[serde(rename = "_links", default)]
     pub links: GrantRequestLinks,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flavour_id: Option<String>,
@@ -72,7 +75,7 @@ impl Change {
 }
 
 /// SOL003 clause 9.5.2.2 GrantRequest `_links`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantRequestLinks {
     pub vnf_lcm_op_occ: Link,
@@ -80,7 +83,7 @@ pub struct GrantRequestLinks {
 }
 
 /// SOL013 Link.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Link {
     pub href: String,
 }
