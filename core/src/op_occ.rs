@@ -104,13 +104,13 @@ pub struct OpOccPrivate {
     pub plan: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollback_plan: Option<Value>,
-    /// The steps the occurrence went through ([`crate::lifecycle::journal`]).
+    /// The steps the occurrence went through (the state machine's journal).
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub journal: Option<Vec<Value>>,
     /// A Grant asked for and not stored yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_grant: Option<Value>,
-    /// The grant is the local NFVO's ([`crate::lifecycle::use_local_grant`]).
+    /// The grant is the local NFVO's (the state machine gave it one).
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub local_grant: Option<bool>,
     #[serde(flatten)]

@@ -93,7 +93,10 @@ fn stored_instance(instance: &Value) -> Result<VnfInstance, CoreError> {
 /// The request body as the operation's request type (the gateway validated it against
 /// the negotiated version's schema before).
 fn request_as<T: DeserializeOwned>(params: &Value) -> Result<T, CoreError> {
-    T::deserialize(params).map_err(|error| CoreError::BadRequest(format!("The request body is invalid: {error}.")))
+    // No body reads as an empty one, as the untyped reads had it.
+    let empty = Value::Object(Default::default());
+    T::deserialize(if params.is_null() { &empty } else { params })
+        .map_err(|error| CoreError::BadRequest(format!("The request body is invalid: {error}.")))
 }
 
 /// What planning an operation needs.
