@@ -20,10 +20,8 @@ pub mod outbox;
 pub mod pkgm;
 pub mod target;
 
-pub use lcm::{
-    CREATION_NOTIFICATION, DELETION_NOTIFICATION, Event, OP_OCC_NOTIFICATION, build, enqueue, enqueue_seen, matches,
-};
-pub use outbox::{time_stamp, wake, wake_signal};
+pub use lcm::{CREATION_NOTIFICATION, DELETION_NOTIFICATION, Event, OP_OCC_NOTIFICATION, enqueue, enqueue_seen};
+pub use outbox::{wake, wake_signal};
 pub use target::{CallbackTarget, Target, callback_target};
 
 /// The private key of a subscription document holding the API version it was created

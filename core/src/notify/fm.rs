@@ -11,7 +11,7 @@ use serde_json::Value;
 use solgate_db::repo::fm_subscriptions::{self, API, FmSubscriptionRecord};
 use solgate_db::{AnyConnection, DbResult};
 
-use super::filter::{InstanceFilter, VnfIdentity, one_of, read_filter};
+use super::filter::{InstanceFilter, VnfIdentity, one_of};
 use super::outbox::{self, Head, Notice, Outbox, document};
 use crate::links::{Links, href};
 
@@ -70,7 +70,10 @@ struct FaultyResourceInfo {
     faulty_resource_type: Option<String>,
 }
 
-/// A subscription's FmNotificationsFilter (clause 7.5.3.2).
+/// A subscription's FmNotificationsFilter (clause 7.5.3.2): every attribute present must
+/// match, an absent or empty list matches everything. An alarm without
+/// `rootCauseFaultyResource` has no faulty resource type, so a `faultyResourceTypes` list
+/// never selects it (Tacker lets such alarms through every `faultyResourceTypes` filter).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct FmFilter {
@@ -137,14 +140,6 @@ impl Notice for Facts<'_> {
     }
 }
 
-/// Does a subscription's `filter` (FmNotificationsFilter) select the event? Every attribute
-/// present must match, an absent or empty list matches everything (clause 7.5.3.2). An alarm
-/// without `rootCauseFaultyResource` has no faulty resource type, so a `faultyResourceTypes`
-/// list never selects it (Tacker lets such alarms through every `faultyResourceTypes` filter).
-pub fn matches(filter: &Value, event: &FmEvent<'_>) -> bool {
-    read_filter::<FmFilter>(filter).is_some_and(|filter| Facts::of(event).selected_by(&filter))
-}
-
 /// AlarmNotification (clause 7.5.2.5).
 #[derive(Debug, Serialize)]
 struct AlarmNotification<'a> {
@@ -175,12 +170,6 @@ struct FmLinks {
     alarm: Option<Value>,
 }
 
-/// The notification one subscription receives. Its `id` is fixed here, so every attempt to
-/// deliver it carries the same id.
-pub fn build(links: &Links, subscription: &FmSubscriptionRecord, event: &FmEvent<'_>, now: &str) -> Value {
-    Facts::of(event).notification(links, subscription, now)
-}
-
 /// Writes one outbox row per matching FM subscription that hears `project` (the alarm's, which
 /// is its instance's; [`crate::tenancy::hears`]). Call inside the transaction of the change.
 /// Returns how many were queued.
@@ -194,6 +183,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::notify::filter::read_filter;
+
+    fn matches(filter: &Value, event: &FmEvent<'_>) -> bool {
+        read_filter::<FmFilter>(filter).is_some_and(|filter| Facts::of(event).selected_by(&filter))
+    }
+
+    fn build(links: &Links, subscription: &FmSubscriptionRecord, event: &FmEvent<'_>, now: &str) -> Value {
+        Facts::of(event).notification(links, subscription, now)
+    }
 
     fn alarm() -> Value {
         json!({"id": "a1", "managedObjectId": "i1", "perceivedSeverity": "CRITICAL", "eventType": "PROCESSING_ERROR_ALARM",

@@ -8,7 +8,7 @@ use solgate_db::repo::lcm::{self, LcmMajor, Seen, SubscriptionRecord};
 use solgate_db::repo::notifications;
 use solgate_db::{AnyConnection, DbResult};
 
-use super::filter::{InstanceFilter, VnfIdentity, one_of, read_filter};
+use super::filter::{InstanceFilter, VnfIdentity, one_of};
 use super::outbox::{self, Head, Notice, Outbox, document};
 use crate::links::{Links, href};
 
@@ -147,12 +147,6 @@ impl Notice for Facts<'_> {
     }
 }
 
-/// Does a subscription's `filter` (LifecycleChangeNotificationsFilter) select the event?
-pub fn matches(filter: &Value, event: &Event<'_>) -> bool {
-    // The major plays no part in matching.
-    read_filter::<LcmFilter>(filter).is_some_and(|filter| Facts::of(0, event).selected_by(&filter))
-}
-
 /// SOL003 VnfLcmOperationOccurrenceNotification (clause 5.5.2.17); the affected* lists,
 /// changedInfo, changedExtConnectivity and modificationsTriggeredByVnfPkgChange are
 /// present only when notificationStatus is RESULT and verbosity FULL (note 1 and the
@@ -256,13 +250,6 @@ fn op_occ_notification<'o>(
     })
 }
 
-/// The notification one subscription receives, in the newest shape of its major (the
-/// delivery worker renders it for the subscription's version). Its `id` is fixed here,
-/// so every attempt to deliver it carries the same id and receivers can de-duplicate.
-pub fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event: &Event<'_>, now: &str) -> Value {
-    Facts::of(major, event).notification(links, subscription, now)
-}
-
 /// Writes one outbox row per matching subscription of the major that hears `project`
 /// (the instance's; [`crate::tenancy::hears`]). Call inside the transaction of the change.
 /// Returns how many were queued.
@@ -295,6 +282,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::notify::filter::read_filter;
+
+    fn matches(filter: &Value, event: &Event<'_>) -> bool {
+        // The major plays no part in matching.
+        read_filter::<LcmFilter>(filter).is_some_and(|filter| Facts::of(0, event).selected_by(&filter))
+    }
+
+    fn build(major: u64, links: &Links, subscription: &SubscriptionRecord, event: &Event<'_>, now: &str) -> Value {
+        Facts::of(major, event).notification(links, subscription, now)
+    }
 
     fn instance() -> Value {
         json!({"id": "i1", "vnfdId": "d1", "vnfProvider": "P", "vnfProductName": "N", "vnfSoftwareVersion": "1.0", "vnfdVersion": "2.0", "vnfInstanceName": "one"})

@@ -13,7 +13,7 @@ use serde_json::Value;
 use solgate_db::repo::pkgm_subscriptions::{self, API, PkgmSubscriptionRecord};
 use solgate_db::{AnyConnection, DbResult};
 
-use super::filter::{ProviderFilter, VnfIdentity, one_of, products_match, read_filter};
+use super::filter::{ProviderFilter, VnfIdentity, one_of, products_match};
 use super::outbox::{self, Head, Notice, Outbox, document};
 use crate::links::{Links, href};
 
@@ -71,7 +71,8 @@ struct PackageFacts {
     usage_state: Option<String>,
 }
 
-/// A subscription's PkgmNotificationsFilter (clause 9.5.3.4).
+/// A subscription's PkgmNotificationsFilter (clause 9.5.3.4): every attribute present must
+/// hold; an absent or empty list matches everything.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct PkgmFilter {
@@ -131,12 +132,6 @@ impl Notice for Facts<'_> {
     }
 }
 
-/// Does a subscription's `filter` (PkgmNotificationsFilter) select the event? Every
-/// attribute present must hold; an absent or empty list matches everything.
-pub fn matches(filter: &Value, event: &PkgEvent<'_>) -> bool {
-    read_filter::<PkgmFilter>(filter).is_some_and(|filter| Facts::of(event).selected_by(&filter))
-}
-
 /// VnfPackageOnboardingNotification (clause 9.5.2.8) and VnfPackageChangeNotification
 /// (clause 9.5.2.9).
 #[derive(Debug, Serialize)]
@@ -163,12 +158,6 @@ struct PkgmLinks {
     subscription: Value,
 }
 
-/// The notification one subscription receives. Its `id` is fixed here, so every attempt to
-/// deliver it carries the same id.
-pub fn build(links: &Links, subscription: &PkgmSubscriptionRecord, event: &PkgEvent<'_>, now: &str) -> Value {
-    Facts::of(event).notification(links, subscription, now)
-}
-
 /// Writes one outbox row per matching package subscription that hears `project` (the
 /// package's; [`crate::tenancy::hears`]). Call inside the transaction of the change.
 /// Returns how many were queued.
@@ -182,6 +171,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::notify::filter::read_filter;
+
+    fn matches(filter: &Value, event: &PkgEvent<'_>) -> bool {
+        read_filter::<PkgmFilter>(filter).is_some_and(|filter| Facts::of(event).selected_by(&filter))
+    }
+
+    fn build(links: &Links, subscription: &PkgmSubscriptionRecord, event: &PkgEvent<'_>, now: &str) -> Value {
+        Facts::of(event).notification(links, subscription, now)
+    }
 
     fn package() -> Value {
         json!({"id": "p1", "vnfdId": "d1", "vnfProvider": "P", "vnfProductName": "N", "vnfSoftwareVersion": "1.0",
