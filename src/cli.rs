@@ -72,109 +72,112 @@ impl ServerFlags {
 
 /// Runs the command with `settings` (loaded by the caller from `cli.config` and the
 /// environment); the exit code is non-zero on any error.
-pub async fn run(cli: Cli, mut settings: Settings) -> anyhow::Result<()> {
+pub async fn run(cli: Cli, settings: Settings) -> anyhow::Result<()> {
     match cli.command {
-        Command::CheckConfig { defaults } => {
-            let text = if defaults { Settings::defaults_toml() } else { settings.to_masked_toml() };
-            #[allow(clippy::print_stdout)]
-            {
-                print!("{text}");
-            }
-            let problems = if defaults {
-                Vec::new()
-            } else {
-                let mut problems = settings.file_problems();
-                problems.extend(settings.auth_problems());
-                problems
-            };
-            if problems.is_empty() {
-                return Ok(());
-            }
-            for problem in &problems {
-                #[allow(clippy::print_stderr)]
-                {
-                    eprintln!("error: {problem}");
-                }
-            }
-            anyhow::bail!("{} problem(s) with the settings or the files they name", problems.len())
-        }
-        Command::Migrate(flags) => {
-            flags.apply(&mut settings);
-            settings.validate()?;
-            telemetry::init_subscriber(&settings.log);
-            let database = tokio::task::spawn_blocking(move || crate::startup::open_database(&settings)).await??;
-            tracing::info!(backend = ?database.backend(), "database is up to date");
-            Ok(())
-        }
-        Command::MigrateV1ToV2 { dry_run, flags } => {
-            flags.apply(&mut settings);
-            settings.validate()?;
-            telemetry::init_subscriber(&settings.log);
-            let lines = tokio::task::spawn_blocking(move || {
-                let database = crate::startup::open_database(&settings)?;
-                crate::migrate_v1_to_v2::run(&database, dry_run).map_err(anyhow::Error::from)
-            })
-            .await??;
-            #[allow(clippy::print_stdout)]
-            {
-                println!(
-                    "{} v1 VNF instance(s){}:",
-                    lines.len(),
-                    if dry_run { " (dry run, nothing changed)" } else { "" }
-                );
-                for line in &lines {
-                    println!("  {line}");
-                }
-            }
-            Ok(())
-        }
-        Command::HashSecret => {
-            let mut secret = String::new();
-            std::io::stdin().read_line(&mut secret)?;
-            let secret = secret.trim_end_matches(['\r', '\n']);
-            if secret.is_empty() {
-                anyhow::bail!("no secret on standard input");
-            }
-            let hash = solgate_gateway::auth::secret::hash(secret).ok_or_else(|| anyhow::anyhow!("no random bytes"))?;
-            #[allow(clippy::print_stdout)]
-            {
-                println!("{hash}");
-            }
-            Ok(())
-        }
-        Command::Reseal(flags) => {
-            flags.apply(&mut settings);
-            settings.validate()?;
-            telemetry::init_subscriber(&settings.log);
-            let done = tokio::task::spawn_blocking(move || {
-                let database = crate::startup::open_database(&settings)?;
-                let secrets = crate::startup::secret_box(&settings)?;
-                crate::reseal::run(&database, &secrets).map_err(anyhow::Error::from)
-            })
-            .await??;
-            #[allow(clippy::print_stdout)]
-            {
-                println!(
-                    "resealed: {} VNF instance(s), {} operation occurrence(s), {} subscription(s), {} VNF package(s), \
-                     {} VIM(s)",
-                    done.instances, done.operations, done.subscriptions, done.packages, done.vims
-                );
-            }
-            if done.raced > 0 {
-                anyhow::bail!("{} row(s) changed while resealing; run `solgate reseal` again", done.raced);
-            }
-            Ok(())
-        }
+        Command::CheckConfig { defaults } => check_config(&settings, defaults),
+        Command::Migrate(flags) => migrate(prepared(settings, &flags)?).await,
+        Command::MigrateV1ToV2 { dry_run, flags } => migrate_v1_to_v2(prepared(settings, &flags)?, dry_run).await,
+        Command::HashSecret => hash_secret(),
+        Command::Reseal(flags) => reseal(prepared(settings, &flags)?).await,
         Command::Serve(flags) => serve(settings, &flags, Role::Serve).await,
         Command::Gateway(flags) => serve(settings, &flags, Role::Gateway).await,
         Command::Conductor(flags) => serve(settings, &flags, Role::Conductor).await,
     }
 }
 
-async fn serve(mut settings: Settings, flags: &ServerFlags, role: Role) -> anyhow::Result<()> {
+/// The settings with the command line's flags, validated, and logging started.
+fn prepared(mut settings: Settings, flags: &ServerFlags) -> anyhow::Result<Settings> {
     flags.apply(&mut settings);
     settings.validate()?;
     telemetry::init_subscriber(&settings.log);
+    Ok(settings)
+}
+
+fn check_config(settings: &Settings, defaults: bool) -> anyhow::Result<()> {
+    let text = if defaults { Settings::defaults_toml() } else { settings.to_masked_toml() };
+    #[allow(clippy::print_stdout)]
+    {
+        print!("{text}");
+    }
+    let problems = if defaults {
+        Vec::new()
+    } else {
+        let mut problems = settings.file_problems();
+        problems.extend(settings.auth_problems());
+        problems
+    };
+    if problems.is_empty() {
+        return Ok(());
+    }
+    for problem in &problems {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("error: {problem}");
+        }
+    }
+    anyhow::bail!("{} problem(s) with the settings or the files they name", problems.len())
+}
+
+async fn migrate(settings: Settings) -> anyhow::Result<()> {
+    let database = tokio::task::spawn_blocking(move || crate::startup::open_database(&settings)).await??;
+    tracing::info!(backend = ?database.backend(), "database is up to date");
+    Ok(())
+}
+
+async fn migrate_v1_to_v2(settings: Settings, dry_run: bool) -> anyhow::Result<()> {
+    let lines = tokio::task::spawn_blocking(move || {
+        let database = crate::startup::open_database(&settings)?;
+        crate::migrate_v1_to_v2::run(&database, dry_run).map_err(anyhow::Error::from)
+    })
+    .await??;
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{} v1 VNF instance(s){}:", lines.len(), if dry_run { " (dry run, nothing changed)" } else { "" });
+        for line in &lines {
+            println!("  {line}");
+        }
+    }
+    Ok(())
+}
+
+fn hash_secret() -> anyhow::Result<()> {
+    let mut secret = String::new();
+    std::io::stdin().read_line(&mut secret)?;
+    let secret = secret.trim_end_matches(['\r', '\n']);
+    if secret.is_empty() {
+        anyhow::bail!("no secret on standard input");
+    }
+    let hash = solgate_gateway::auth::secret::hash(secret).ok_or_else(|| anyhow::anyhow!("no random bytes"))?;
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{hash}");
+    }
+    Ok(())
+}
+
+async fn reseal(settings: Settings) -> anyhow::Result<()> {
+    let done = tokio::task::spawn_blocking(move || {
+        let database = crate::startup::open_database(&settings)?;
+        let secrets = crate::startup::secret_box(&settings)?;
+        crate::reseal::run(&database, &secrets).map_err(anyhow::Error::from)
+    })
+    .await??;
+    #[allow(clippy::print_stdout)]
+    {
+        println!(
+            "resealed: {} VNF instance(s), {} operation occurrence(s), {} subscription(s), {} VNF package(s), \
+             {} VIM(s)",
+            done.instances, done.operations, done.subscriptions, done.packages, done.vims
+        );
+    }
+    if done.raced > 0 {
+        anyhow::bail!("{} row(s) changed while resealing; run `solgate reseal` again", done.raced);
+    }
+    Ok(())
+}
+
+async fn serve(settings: Settings, flags: &ServerFlags, role: Role) -> anyhow::Result<()> {
+    let settings = prepared(settings, flags)?;
     let release_startup_pages = settings.memory.release_startup_pages;
     let application = Application::build(settings, role).await?;
     if release_startup_pages {

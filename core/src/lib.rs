@@ -22,6 +22,7 @@ pub mod secrets;
 pub mod settings;
 pub mod shapes;
 pub mod tenancy;
+pub mod vims;
 pub mod vnfd;
 pub mod work;
 

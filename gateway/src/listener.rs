@@ -179,6 +179,12 @@ fn problem_response(head: &[u8], status: u16) -> Vec<u8> {
     bytes
 }
 
+/// The server of `[http] workers` and `shutdown_timeout_secs`.
+fn server_builder(settings: &ListenerSettings) -> ServerBuilder {
+    let builder = ServerBuilder::default().shutdown_timeout(settings.shutdown_timeout_secs);
+    if settings.workers > 0 { builder.workers(settings.workers) } else { builder }
+}
+
 /// Serves the application made by `factory` on `listener`, over TLS when `tls` is given;
 /// `on_connect` sees each connection (its `&dyn Any` is a `ProblemIo<TcpStream>` or a
 /// `ProblemIo<TlsStream<TcpStream>>`).
@@ -201,10 +207,7 @@ where
     B: MessageBody + 'static,
 {
     let address = listener.local_addr()?;
-    let mut builder = ServerBuilder::default().shutdown_timeout(settings.shutdown_timeout_secs);
-    if settings.workers > 0 {
-        builder = builder.workers(settings.workers);
-    }
+    let builder = server_builder(settings);
     let shutdown = builder.graceful_shutdown_signal();
     let secure = tls.is_some();
     // The application sees the same configuration actix-web's own server would give it.

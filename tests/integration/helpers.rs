@@ -6,6 +6,7 @@ use solgate::settings::LogSettings;
 use solgate::{Application, Role, Settings};
 use solgate_gateway::routes::resource;
 use solgate_gateway::sol013::{JsonBody, Negotiated};
+use solgate_gateway::tls::ServerTls;
 
 /// The newest served version of an API major, per the built-in registry.
 pub fn newest(api: solgate_schemas::Api, major: u64) -> String {
@@ -17,7 +18,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The listener's TLS when the app speaks HTTPS (tests reload it as SIGHUP does).
     #[allow(dead_code)]
-    pub tls: Option<std::sync::Arc<solgate_gateway::tls::ServerTls>>,
+    pub tls: Option<std::sync::Arc<ServerTls>>,
     #[allow(dead_code)] // read by the tests that restart an app on the same data
     pub data_dir: std::path::PathBuf,
     /// The database the app uses (a per-test SQLite file or PostgreSQL database).
@@ -123,11 +124,7 @@ impl TestApp {
         if std::env::var_os("TEST_LOG").is_some() {
             solgate::telemetry::init_subscriber(&LogSettings::default());
         }
-        let application = Application::build_with_routes(settings, Role::Serve, test_routes).await.unwrap();
-        let tls = application.tls();
-        let scheme = if tls.is_some() { "https" } else { "http" };
-        let address = format!("{scheme}://127.0.0.1:{}", application.port());
-        tokio::spawn(application.run_until_stopped());
+        let (address, tls) = serve_with_test_routes(settings).await;
         Some(TestApp {
             address,
             client: reqwest::Client::new(),
@@ -174,6 +171,35 @@ impl TestApp {
     pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.client.request(method, self.url(path))
     }
+}
+
+/// Builds the application as production does and serves it, with [`test_routes`], on a
+/// listener of the test's own (production code mounts no test route). The application's own
+/// listener stays up unused; `[http] public_endpoint`, unless the test sets one, names the
+/// test's listener, so links point at what the test talks to. Returns the test listener's
+/// address and TLS.
+async fn serve_with_test_routes(mut settings: Settings) -> (String, Option<std::sync::Arc<ServerTls>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let scheme = if settings.http.tls.enabled() { "https" } else { "http" };
+    let address = format!("{scheme}://127.0.0.1:{port}");
+    if settings.http.public_endpoint.is_empty() {
+        settings.http.public_endpoint = address.clone();
+    }
+    let listener_settings = solgate::startup::listener_settings(&settings);
+    let application = Application::build(settings, Role::Serve).await.unwrap();
+    let (state, api, tls) = (application.state(), application.serves_api(), application.tls());
+    let server = solgate_gateway::listener::serve(
+        move || solgate_gateway::app::app(state.clone(), test_routes, api),
+        listener,
+        tls.clone(),
+        &listener_settings,
+        solgate_gateway::listener::record_peer_names,
+    )
+    .unwrap();
+    tokio::spawn(server);
+    tokio::spawn(application.run_until_stopped());
+    (address, tls)
 }
 
 /// A response, read whole, for assertions.

@@ -21,7 +21,7 @@
 //! named) and starts nothing; a malformed one is a 400.
 
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
-use serde_json::{Value, json};
+use serde::Serialize;
 use solgate_core::operation::LcmOperation;
 use solgate_core::requests::{self, TaskRequest};
 use solgate_core::work::RpcMessage;
@@ -29,6 +29,7 @@ use solgate_core::{CoreError, shapes};
 use solgate_db::repo::lcm::LcmMajor;
 use solgate_schemas::Api;
 
+use super::instance::InstanceView;
 use super::payload::{self, AUTO_HEAL, AUTO_SCALE, Alert, AlertStatus};
 use super::{Webhook, find_instance};
 use crate::error::{ApiError, ApiResult};
@@ -40,8 +41,23 @@ use crate::state::AppState;
 struct Trigger {
     instance_id: String,
     operation: LcmOperation,
-    params: Value,
+    request: AutoRequest,
     fingerprints: Vec<String>,
+}
+
+/// The LCM request of a trigger (SOL003 HealVnfRequest, ScaleVnfRequest).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+enum AutoRequest {
+    #[serde(rename_all = "camelCase")]
+    Heal { vnfc_instance_id: Vec<String>, cause: &'static str },
+    #[serde(rename_all = "camelCase")]
+    Scale {
+        #[serde(rename = "type")]
+        scale_type: String,
+        aspect_id: String,
+        number_of_steps: u32,
+    },
 }
 
 /// POST /alert/auto_healing
@@ -58,17 +74,20 @@ pub async fn auto_healing(
         let vnfc = required(*index, alert, "vnfc_info_id")?;
         match triggers.iter_mut().find(|trigger| trigger.instance_id == instance_id) {
             Some(trigger) => {
-                if let Some(ids) = trigger.params["vnfcInstanceId"].as_array_mut()
+                if let AutoRequest::Heal { vnfc_instance_id: ids, .. } = &mut trigger.request
                     && !ids.iter().any(|id| id == vnfc)
                 {
-                    ids.push(json!(vnfc));
+                    ids.push(vnfc.to_owned());
                 }
                 trigger.fingerprints.push(alert.fingerprint.clone());
             }
             None => triggers.push(Trigger {
                 instance_id: instance_id.to_owned(),
                 operation: LcmOperation::Heal,
-                params: json!({"vnfcInstanceId": [vnfc], "cause": "Auto healing: an alert of Alertmanager"}),
+                request: AutoRequest::Heal {
+                    vnfc_instance_id: vec![vnfc.to_owned()],
+                    cause: "Auto healing: an alert of Alertmanager",
+                },
                 fingerprints: vec![alert.fingerprint.clone()],
             }),
         }
@@ -94,7 +113,11 @@ pub async fn auto_scaling(
             None => triggers.push(Trigger {
                 instance_id: instance_id.to_owned(),
                 operation: LcmOperation::Scale,
-                params: json!({"type": scale_type, "aspectId": aspect_id, "numberOfSteps": 1}),
+                request: AutoRequest::Scale {
+                    scale_type: scale_type.to_owned(),
+                    aspect_id: aspect_id.to_owned(),
+                    number_of_steps: 1,
+                },
                 fingerprints: vec![alert.fingerprint.clone()],
             }),
         }
@@ -134,14 +157,14 @@ async fn act(state: &AppState, triggers: Vec<Trigger>, switch: &'static str) -> 
                     refused.push(format!("VNF instance {} does not exist", trigger.instance_id));
                     continue;
                 };
-                let body = &instance.body;
-                if body["instantiationState"] != "INSTANTIATED" || body["vnfConfigurableProperties"][switch] != true {
+                let view = InstanceView::of(&instance.body);
+                if !view.is_instantiated() || !view.switched_on(switch) {
                     tracing::info!(instance = %trigger.instance_id, switch,
                         "auto {} alert ignored: the instance is not instantiated or has not {switch} = true",
                         trigger.operation.name());
                     continue;
                 }
-                match unknown_target(&trigger, body) {
+                match unknown_target(&trigger, &view) {
                     Some(reason) => refused.push(reason),
                     None => ready.push((major, trigger)),
                 }
@@ -160,36 +183,17 @@ async fn act(state: &AppState, triggers: Vec<Trigger>, switch: &'static str) -> 
 }
 
 /// What a trigger names that its instance does not have.
-fn unknown_target(trigger: &Trigger, instance: &Value) -> Option<String> {
-    let info = &instance["instantiatedVnfInfo"];
-    match trigger.operation {
-        LcmOperation::Heal => {
-            let known = |id: &Value| {
-                info["vnfcInfo"].as_array().into_iter().flatten().any(|entry| entry["id"] == *id)
-                    || info["vnfcResourceInfo"].as_array().into_iter().flatten().any(|entry| entry["id"] == *id)
-            };
-            let unknown: Vec<&str> = trigger.params["vnfcInstanceId"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|id| !known(id))
-                .filter_map(Value::as_str)
-                .collect();
+fn unknown_target(trigger: &Trigger, instance: &InstanceView) -> Option<String> {
+    let info = &instance.instantiated_vnf_info;
+    match &trigger.request {
+        AutoRequest::Heal { vnfc_instance_id, .. } => {
+            let unknown: Vec<&str> =
+                vnfc_instance_id.iter().map(String::as_str).filter(|id| !info.has_vnfc(id)).collect();
             (!unknown.is_empty())
                 .then(|| format!("VNF instance {} has no VNFC {}", trigger.instance_id, unknown.join(", ")))
         }
-        _ => {
-            let aspect = &trigger.params["aspectId"];
-            let known =
-                info["scaleStatus"].as_array().into_iter().flatten().any(|status| status["aspectId"] == *aspect);
-            (!known).then(|| {
-                format!(
-                    "VNF instance {} has no scaling aspect {}",
-                    trigger.instance_id,
-                    aspect.as_str().unwrap_or_default()
-                )
-            })
-        }
+        AutoRequest::Scale { aspect_id, .. } => (!info.has_aspect(aspect_id))
+            .then(|| format!("VNF instance {} has no scaling aspect {aspect_id}", trigger.instance_id)),
     }
 }
 
@@ -197,7 +201,8 @@ fn unknown_target(trigger: &Trigger, instance: &Value) -> Option<String> {
 /// instance's major, accepted in one transaction, its work message published. An operation
 /// already in flight (or any other refusal of the LCM rules) starts nothing and is logged.
 async fn start(state: &AppState, major: LcmMajor, trigger: Trigger) -> ApiResult<()> {
-    let Trigger { instance_id, operation, params, fingerprints } = trigger;
+    let Trigger { instance_id, operation, request, fingerprints } = trigger;
+    let params = serde_json::to_value(&request).map_err(ApiError::internal)?;
     if let Some(entry) = state.registry.newest(Api::Vnflcm, major.number())
         && let Err(failures) = entry.dictionary.validate(operation.request_schema(), &params)
     {

@@ -25,6 +25,7 @@ use solgate_core::fm::{NewAlarm, Raised};
 use solgate_db::repo::lcm::InstanceRecord;
 use solgate_db::{AnyConnection, write_transaction};
 
+use super::instance::{InstanceView, VnfcResource};
 use super::payload::{self, Alert, AlertStatus, PERCEIVED_SEVERITIES, VNFFM};
 use super::{Webhook, find_instance};
 use crate::error::{ApiError, ApiResult};
@@ -202,31 +203,27 @@ fn date_time(time: chrono::DateTime<chrono::Utc>) -> String {
 /// The VNFCs (`vnfcResourceInfo` ids) an alert names on an instance, and the FaultyResourceInfo
 /// of the one VNFC it names; `Err` with the reason when it names VNFCs the instance does not have.
 fn vnfcs(alert: &Alert, instance: &InstanceRecord) -> Result<(Vec<String>, Option<Value>), String> {
-    let info = &instance.body["instantiatedVnfInfo"];
-    let resources: Vec<&Value> = info["vnfcResourceInfo"].as_array().into_iter().flatten().collect();
-    let vnfc_info: Vec<&Value> = info["vnfcInfo"].as_array().into_iter().flatten().collect();
+    let info = InstanceView::of(&instance.body).instantiated_vnf_info;
+    let resources = &info.vnfc_resource_info;
     // A VNFC is named by its vnfcResourceInfo id or by the id of its vnfcInfo (SOL002, Tacker).
-    let names = |resource: &Value, id: &str| {
-        resource["id"] == id
-            || vnfc_info.iter().any(|entry| entry["vnfcResourceInfoId"] == resource["id"] && entry["id"] == id)
+    let names = |resource: &VnfcResource, id: &str| {
+        resource.id == id
+            || info.vnfc_info.iter().any(|entry| entry.vnfc_resource_info_id == resource.id && entry.id == id)
     };
-    let mut named: Vec<&Value> = Vec::new();
+    let mut named: Vec<&VnfcResource> = Vec::new();
     if let Some(id) = alert.label("vnfc_info_id") {
-        let resource = resources.iter().copied().find(|resource| names(resource, id));
-        match resource {
+        match resources.iter().find(|resource| names(resource, id)) {
             Some(resource) => named.push(resource),
             None => return Err(format!("names VNFC {id}, which VNF instance {} does not have", instance.id)),
         }
     }
     if let Some(pattern) = alert.label("pod") {
         let pattern = pod_pattern(pattern)?;
-        let matched: Vec<&Value> = resources
-            .iter()
-            .copied()
-            .filter(|resource| {
-                resource["computeResource"]["resourceId"].as_str().is_some_and(|id| pattern.is_match(id))
-            })
-            .collect();
+        let pod = |resource: &&VnfcResource| {
+            let id = resource.compute_resource.as_ref().and_then(|compute| compute.resource_id.as_deref());
+            id.is_some_and(|id| pattern.is_match(id))
+        };
+        let matched: Vec<&VnfcResource> = resources.iter().filter(pod).collect();
         if matched.is_empty() {
             return Err(format!(
                 "names pod {}, which matches no VNFC of VNF instance {}",
@@ -235,17 +232,17 @@ fn vnfcs(alert: &Alert, instance: &InstanceRecord) -> Result<(Vec<String>, Optio
             ));
         }
         for resource in matched {
-            if !named.iter().any(|known| known["id"] == resource["id"]) {
+            if !named.iter().any(|known| known.id == resource.id) {
                 named.push(resource);
             }
         }
     }
     let root_cause = match named.as_slice() {
-        [one] if one["computeResource"].is_object() => {
-            Some(json!({"faultyResource": one["computeResource"], "faultyResourceType": "COMPUTE"}))
+        [VnfcResource { compute_resource: Some(compute), .. }] => {
+            Some(json!({"faultyResource": compute, "faultyResourceType": "COMPUTE"}))
         }
         _ => None,
     };
-    let ids = named.into_iter().filter_map(|resource| resource["id"].as_str()).map(str::to_owned).collect();
+    let ids = named.into_iter().map(|resource| resource.id.clone()).collect();
     Ok((ids, root_cause))
 }

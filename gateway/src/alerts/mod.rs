@@ -13,6 +13,7 @@
 
 pub mod auto;
 pub mod fm;
+mod instance;
 pub mod payload;
 pub mod pm;
 pub mod webhook;

@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
+use serde::Serialize;
 use serde_json::json;
 
 use super::policy;
@@ -41,6 +42,79 @@ fn basic_credentials(request: &HttpRequest) -> Option<Result<(String, String), (
     }
 }
 
+/// The members of a token request's form that solgate reads (RFC 6749 clause 4.4.2).
+#[derive(Default)]
+struct TokenForm {
+    grant_type: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    scope: Option<String>,
+}
+
+/// The answer to a granted request (RFC 6749 clause 5.1).
+#[derive(Serialize)]
+struct TokenAnswer {
+    access_token: String,
+    token_type: &'static str,
+    expires_in: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<String>,
+}
+
+/// A form-urlencoded body, each member at most once.
+fn read_form(request: &HttpRequest, body: &[u8]) -> Result<TokenForm, HttpResponse> {
+    let form_type =
+        request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"))
+        });
+    if !form_type {
+        return Err(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "The body must be application/x-www-form-urlencoded.",
+        ));
+    }
+    let mut form = TokenForm::default();
+    for (key, value) in url::form_urlencoded::parse(body) {
+        let slot = match key.as_ref() {
+            "grant_type" => &mut form.grant_type,
+            "client_id" => &mut form.client_id,
+            "client_secret" => &mut form.client_secret,
+            "scope" => &mut form.scope,
+            _ => continue,
+        };
+        if slot.replace(value.into_owned()).is_some() {
+            let detail = format!("{key} is given more than once.");
+            return Err(oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &detail));
+        }
+    }
+    match form.grant_type.as_deref() {
+        Some("client_credentials") => Ok(form),
+        None => Err(oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "grant_type is required.")),
+        Some(_) => {
+            Err(oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "Only client_credentials is supported."))
+        }
+    }
+}
+
+/// The client's id and secret: from Basic or from the form, not both (RFC 6749 clause 2.3.1).
+fn client_credentials(request: &HttpRequest, form: &mut TokenForm) -> Result<(String, String), HttpResponse> {
+    match (basic_credentials(request), form.client_id.take(), form.client_secret.take()) {
+        (Some(Ok(credentials)), None, None) => Ok(credentials),
+        (Some(Ok((id, secret))), Some(form_id), None) if form_id == id => Ok((id, secret)),
+        (None, Some(id), Some(secret)) => Ok((id, secret)),
+        (Some(_), _, Some(_)) => Err(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "Use one client authentication method, not two.",
+        )),
+        _ => Err(oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "Client authentication failed.")),
+    }
+}
+
 pub async fn token(state: web::Data<AppState>, request: HttpRequest, body: web::Bytes) -> HttpResponse {
     let auth = state.auth.clone();
     if auth.mode() != super::AuthMode::Oauth2 {
@@ -50,60 +124,12 @@ pub async fn token(state: web::Data<AppState>, request: HttpRequest, body: web::
             "This solgate issues no tokens ([auth] mode is not oauth2).",
         );
     }
-    let form_type =
-        request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
-            value
-                .split(';')
-                .next()
-                .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"))
-        });
-    if !form_type {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "The body must be application/x-www-form-urlencoded.",
-        );
-    }
-    let mut grant_type = None;
-    let mut form_id = None;
-    let mut form_secret = None;
-    let mut scope = None;
-    for (key, value) in url::form_urlencoded::parse(&body) {
-        let slot = match key.as_ref() {
-            "grant_type" => &mut grant_type,
-            "client_id" => &mut form_id,
-            "client_secret" => &mut form_secret,
-            "scope" => &mut scope,
-            _ => continue,
+    let (mut form, (client_id, secret)) =
+        match read_form(&request, &body).and_then(|mut form| Ok((client_credentials(&request, &mut form)?, form))) {
+            Ok((credentials, form)) => (form, credentials),
+            Err(refusal) => return refusal,
         };
-        if slot.replace(value.into_owned()).is_some() {
-            return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &format!("{key} is given more than once."));
-        }
-    }
-    match grant_type.as_deref() {
-        Some("client_credentials") => {}
-        None => return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "grant_type is required."),
-        Some(_) => {
-            return oauth_error(
-                StatusCode::BAD_REQUEST,
-                "unsupported_grant_type",
-                "Only client_credentials is supported.",
-            );
-        }
-    }
-    let (client_id, secret) = match (basic_credentials(&request), form_id, form_secret) {
-        (Some(Ok(credentials)), None, None) => credentials,
-        (Some(Ok((id, secret))), Some(form_id), None) if form_id == id => (id, secret),
-        (None, Some(id), Some(secret)) => (id, secret),
-        (Some(_), _, Some(_)) => {
-            return oauth_error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                "Use one client authentication method, not two.",
-            );
-        }
-        _ => return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "Client authentication failed."),
-    };
+    let scope = form.scope.take();
     // RFC 6749 clause 3.3: only scopes solgate knows may be granted.
     if scope.as_deref().is_some_and(|scope| !scope.split(' ').all(policy::is_known_scope)) {
         return oauth_error(
@@ -118,18 +144,14 @@ pub async fn token(state: web::Data<AppState>, request: HttpRequest, body: web::
         auth.issue(&client, &secret, scope.as_deref()).map(|(token, life)| (token, life, scope))
     })
     .await;
-    let lookup = client_id;
     match issued {
         Ok(Some((access_token, expires_in, scope))) => {
-            tracing::info!(target: "solgate::audit", client = %lookup, "access token issued");
-            let mut answer = json!({"access_token": access_token, "token_type": "Bearer", "expires_in": expires_in});
-            if let Some(scope) = scope {
-                answer["scope"] = json!(scope);
-            }
+            tracing::info!(target: "solgate::audit", client = %client_id, "access token issued");
+            let answer = TokenAnswer { access_token, token_type: "Bearer", expires_in, scope };
             HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(answer)
         }
         Ok(None) => {
-            tracing::warn!(target: "solgate::audit", client = %lookup, "token request refused: client authentication failed");
+            tracing::warn!(target: "solgate::audit", client = %client_id, "token request refused: client authentication failed");
             oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "Client authentication failed.")
         }
         Err(_) => oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "The token could not be issued."),

@@ -22,6 +22,7 @@ use super::accept;
 use super::negotiated::Negotiated;
 use super::request_id;
 use super::scope::{self, Classified, RequestScope, ScopeKind};
+use crate::auth::Principal;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -89,11 +90,26 @@ pub async fn sol013_layer(
     {
         response = validate_response(&state, entry, &request_id, response).await;
     }
+    record(&state, &response, &method, &request_id, &version_label, started, audited);
+    Ok(response)
+}
+
+/// The metrics of a response, its access log line and, for a request that may change
+/// something, its audit line with the principal.
+fn record(
+    state: &AppState,
+    response: &ServiceResponse<BoxBody>,
+    method: &Method,
+    request_id: &str,
+    version_label: &str,
+    started: Instant,
+    audited: Option<Option<Principal>>,
+) {
     let status = response.status().as_u16();
     let http_request = response.request();
     let route = state.metrics.route(http_request);
     let elapsed = started.elapsed();
-    state.metrics.observe(&route, method.as_str(), status, &version_label, elapsed.as_secs_f64());
+    state.metrics.observe(&route, method.as_str(), status, version_label, elapsed.as_secs_f64());
     tracing::info!(
         target: "solgate::access",
         request_id = %request_id,
@@ -116,7 +132,6 @@ pub async fn sol013_layer(
             status,
         );
     }
-    Ok(response)
 }
 
 /// `[http] validate_responses`: checks a JSON body against the negotiated version's schema
@@ -215,6 +230,36 @@ type Refusal = Box<(ApiError, Option<VersionEntry>)>;
 
 /// The checks that run before routing. `Ok(None)` = not a versioned resource.
 fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>, Refusal> {
+    let Some(scope) = scope_of(req, state)? else { return Ok(None) };
+    // What error responses echo when negotiation fails: the newest version of the scope.
+    let fallback = || newest_in(state, scope);
+    check_accept(req);
+    let header_value = match req.headers().get(VERSION) {
+        None => None,
+        Some(value) => match value.to_str() {
+            Ok(text) => Some(text),
+            Err(_) => {
+                let error = NegotiationError::Malformed(solgate_schemas::VersionParseError("<non-ASCII>".into()));
+                return Err(Box::new((
+                    ApiError::new(crate::error::ErrorKind::BadRequest, error.to_string()),
+                    fallback(),
+                )));
+            }
+        },
+    };
+    let Some(entry) = negotiate(state, scope, header_value)? else {
+        // Every version of this scope is retired.
+        return Err(Box::new((ApiError::not_acceptable("No version of this API is supported any more."), None)));
+    };
+    let stored_shape = state
+        .registry
+        .stored_shape(scope.api, entry.major())
+        .map_or_else(|| entry.dictionary.clone(), |newest| newest.dictionary.clone());
+    Ok(Some(Negotiated { api: scope.api, major: entry.major(), scope_kind: scope.kind, entry, stored_shape }))
+}
+
+/// The versioned scope of the request's path; `Ok(None)` outside every API.
+fn scope_of(req: &ServiceRequest, state: &AppState) -> Result<Option<RequestScope>, Refusal> {
     let registry = &state.registry;
     // No stored id holds a NUL character (U+0000): such a path names nothing, on either
     // backend (PostgreSQL could not even compare it).
@@ -230,45 +275,38 @@ fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>,
             newest,
         )));
     }
-    let scope = match scope::classify(req.path(), registry) {
-        Classified::Outside => return Ok(None),
+    match scope::classify(req.path(), registry) {
+        Classified::Outside => Ok(None),
         Classified::UnknownInApi(api) => {
             let newest = registry.supported_all(api).last().cloned();
-            return Err(Box::new((
-                ApiError::not_found(format!("The resource {} could not be found.", req.path())),
-                newest,
-            )));
+            Err(Box::new((ApiError::not_found(format!("The resource {} could not be found.", req.path())), newest)))
         }
-        Classified::Scoped(scope) => scope,
-    };
-    // What error responses echo when negotiation fails: the newest version of the scope.
-    let fallback = || newest_in(state, scope);
+        Classified::Scoped(scope) => Ok(Some(scope)),
+    }
+}
 
+/// An `Accept` the resource cannot answer: noted for routing, which answers it once a
+/// method of the resource has matched (else 405).
+fn check_accept(req: &ServiceRequest) {
     if let Some(producible) = scope::producible(req.method(), req.path()) {
         let accept = req.headers().get(header::ACCEPT).map(|value| value.to_str().unwrap_or("\u{0}"));
         if accept::negotiate(accept, producible).is_none() {
-            // Answered once routing has matched a method of the resource (else 405).
             let shown = accept.unwrap_or_default();
             let detail = format!("Content type '{shown}' specified in 'Accept' header is not allowed.");
             req.extensions_mut().insert(crate::routes::NotAcceptable(detail));
         }
     }
+}
 
-    let header_value = match req.headers().get(VERSION) {
-        None => None,
-        Some(value) => match value.to_str() {
-            Ok(text) => Some(text),
-            Err(_) => {
-                let error = NegotiationError::Malformed(solgate_schemas::VersionParseError("<non-ASCII>".into()));
-                return Err(Box::new((
-                    ApiError::new(crate::error::ErrorKind::BadRequest, error.to_string()),
-                    fallback(),
-                )));
-            }
-        },
-    };
-
-    let entry = if scope.is_api_versions() {
+/// The version the request gets; `Ok(None)` when every version of the scope is retired.
+fn negotiate(
+    state: &AppState,
+    scope: RequestScope,
+    header_value: Option<&str>,
+) -> Result<Option<VersionEntry>, Refusal> {
+    let registry = &state.registry;
+    let fallback = || newest_in(state, scope);
+    if scope.is_api_versions() {
         // api_versions: a client cannot know the version before discovering it, so
         // `Version` is optional and any well-formed value is accepted (SOL013 §4 note).
         let requested = match header_value {
@@ -277,33 +315,24 @@ fn prepare(req: &ServiceRequest, state: &AppState) -> Result<Option<Negotiated>,
                 Box::new((ApiError::new(crate::error::ErrorKind::BadRequest, error.to_string()), fallback()))
             })?),
         };
-        requested
+        return Ok(requested
             .and_then(|id| match scope.major {
                 Some(major) if id.major != major => None,
                 _ => registry.find(scope.api, id).cloned(),
             })
-            .or_else(fallback)
-    } else {
-        let major = scope.major.unwrap_or_default();
-        match registry.negotiate(scope.api, major, header_value) {
-            Ok(entry) => Some(entry.clone()),
-            Err(error) => {
-                let kind = match error {
-                    NegotiationError::NotSupported(_) => crate::error::ErrorKind::NotAcceptable,
-                    _ => crate::error::ErrorKind::BadRequest,
-                };
-                return Err(Box::new((ApiError::new(kind, error.to_string()), fallback())));
-            }
+            .or_else(fallback));
+    }
+    let major = scope.major.unwrap_or_default();
+    match registry.negotiate(scope.api, major, header_value) {
+        Ok(entry) => Ok(Some(entry.clone())),
+        Err(error) => {
+            let kind = match error {
+                NegotiationError::NotSupported(_) => crate::error::ErrorKind::NotAcceptable,
+                _ => crate::error::ErrorKind::BadRequest,
+            };
+            Err(Box::new((ApiError::new(kind, error.to_string()), fallback())))
         }
-    };
-    let Some(entry) = entry else {
-        // Every version of this scope is retired.
-        return Err(Box::new((ApiError::not_acceptable("No version of this API is supported any more."), None)));
-    };
-    let stored_shape = registry
-        .stored_shape(scope.api, entry.major())
-        .map_or_else(|| entry.dictionary.clone(), |newest| newest.dictionary.clone());
-    Ok(Some(Negotiated { api: scope.api, major: entry.major(), scope_kind: scope.kind, entry, stored_shape }))
+    }
 }
 
 fn newest_in(state: &AppState, scope: RequestScope) -> Option<VersionEntry> {

@@ -50,7 +50,15 @@ pub async fn accept(
     let major = major_of(negotiated)?;
     let mut body = body;
     // A vimId alone names a registered VIM; an instantiation without any uses the default.
-    crate::vims::complete_vim_connections(state, tenant, major, operation, &mut body).await?;
+    solgate_core::vims::complete_vim_connections(
+        &state.db,
+        tenant.scope(),
+        tenant.project(),
+        major,
+        operation,
+        &mut body,
+    )
+    .await?;
     // VIM credentials are stored sealed from here on (operationParams, plan, instance).
     state.secrets.seal(&mut body);
     let links = state.links.clone();
