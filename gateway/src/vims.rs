@@ -11,8 +11,8 @@ mod list;
 mod show;
 mod update;
 
-use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
 use serde_json::{Value, json};
 use solgate_core::vims::VimError;
 
