@@ -229,6 +229,9 @@ async fn transport(settings: &Settings, role: Role, registry: &Registry) -> anyh
     })
 }
 
+/// Where the API of this process hands an accepted operation's start to its own conductor.
+type LocalPlace = Arc<dyn solgate_core::work::LocalConductor>;
+
 /// What both doors of a process share: the database, the outgoing HTTP, the secrets, the
 /// state machine and the clients of external systems.
 struct Shared {
@@ -299,7 +302,7 @@ impl Shared {
         settings: &Settings,
         consumer: Box<dyn RpcConsumer>,
         stop: CancellationToken,
-    ) -> anyhow::Result<(tokio::task::JoinHandle<()>, Option<Arc<dyn solgate_core::work::LocalConductor>>)> {
+    ) -> anyhow::Result<(tokio::task::JoinHandle<()>, Option<LocalPlace>)> {
         let ctx = Arc::new(ConductorContext {
             running: solgate_conductor::context::RunningOps::default(),
             id: uuid::Uuid::new_v4().to_string(),

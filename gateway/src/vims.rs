@@ -30,7 +30,7 @@ fn vim_id(path: &str) -> &str {
 }
 
 /// `{"<member>": <body>}` with `status`.
-fn answer(status: StatusCode, member: &str, body: Value) -> HttpResponse {
+fn answer(status: StatusCode, member: &str, body: &Value) -> HttpResponse {
     HttpResponse::build(status).content_type("application/json").body(json!({ member: body }).to_string())
 }
 

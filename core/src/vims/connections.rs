@@ -147,8 +147,8 @@ impl Requested {
 }
 
 /// The entries of `vimConnectionInfo` by key (a v1 list's index, a v2 map's key).
-fn entries(connections: Option<&mut Value>) -> Vec<(String, &mut Value)> {
-    match connections {
+fn entries(request: &mut Map<String, Value>) -> Vec<(String, &mut Value)> {
+    match request.get_mut(MEMBER) {
         Some(Value::Array(items)) => {
             items.iter_mut().enumerate().map(|(index, entry)| (index.to_string(), entry)).collect()
         }
@@ -180,10 +180,8 @@ pub async fn complete_vim_connections(
     body: &mut Value,
 ) -> VimResult<()> {
     let Value::Object(request) = body else { return Ok(()) };
-    let wanted: Vec<String> = entries(request.get_mut(MEMBER))
-        .into_iter()
-        .filter_map(|(_, entry)| Requested::of(entry).named().map(str::to_owned))
-        .collect();
+    let wanted: Vec<String> =
+        entries(request).into_iter().filter_map(|(_, entry)| Requested::of(entry).named().map(str::to_owned)).collect();
     let wants_default = is_empty(request.get(MEMBER)) && operation == LcmOperation::Instantiate;
     if wanted.is_empty() && !wants_default {
         return Ok(());
@@ -196,7 +194,7 @@ pub async fn complete_vim_connections(
     })
     .await?;
     let mut named = named.into_iter();
-    for (key, entry) in entries(request.get_mut(MEMBER)) {
+    for (key, entry) in entries(request) {
         let requested = Requested::of(entry);
         let Some(vim_id) = requested.named() else { continue };
         let record = named.next().flatten().filter(|record| tenancy::visible(scope, &record.project));

@@ -61,8 +61,13 @@ struct TokenAnswer {
     scope: Option<String>,
 }
 
+/// An OAuth error answer, boxed: the form readers return it as their error.
+fn refusal(status: StatusCode, error: &str, detail: &str) -> Box<HttpResponse> {
+    Box::new(oauth_error(status, error, detail))
+}
+
 /// A form-urlencoded body, each member at most once.
-fn read_form(request: &HttpRequest, body: &[u8]) -> Result<TokenForm, HttpResponse> {
+fn read_form(request: &HttpRequest, body: &[u8]) -> Result<TokenForm, Box<HttpResponse>> {
     let form_type =
         request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
             value
@@ -71,7 +76,7 @@ fn read_form(request: &HttpRequest, body: &[u8]) -> Result<TokenForm, HttpRespon
                 .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"))
         });
     if !form_type {
-        return Err(oauth_error(
+        return Err(refusal(
             StatusCode::BAD_REQUEST,
             "invalid_request",
             "The body must be application/x-www-form-urlencoded.",
@@ -88,30 +93,28 @@ fn read_form(request: &HttpRequest, body: &[u8]) -> Result<TokenForm, HttpRespon
         };
         if slot.replace(value.into_owned()).is_some() {
             let detail = format!("{key} is given more than once.");
-            return Err(oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &detail));
+            return Err(refusal(StatusCode::BAD_REQUEST, "invalid_request", &detail));
         }
     }
     match form.grant_type.as_deref() {
         Some("client_credentials") => Ok(form),
-        None => Err(oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "grant_type is required.")),
+        None => Err(refusal(StatusCode::BAD_REQUEST, "invalid_request", "grant_type is required.")),
         Some(_) => {
-            Err(oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "Only client_credentials is supported."))
+            Err(refusal(StatusCode::BAD_REQUEST, "unsupported_grant_type", "Only client_credentials is supported."))
         }
     }
 }
 
 /// The client's id and secret: from Basic or from the form, not both (RFC 6749 clause 2.3.1).
-fn client_credentials(request: &HttpRequest, form: &mut TokenForm) -> Result<(String, String), HttpResponse> {
+fn client_credentials(request: &HttpRequest, form: &mut TokenForm) -> Result<(String, String), Box<HttpResponse>> {
     match (basic_credentials(request), form.client_id.take(), form.client_secret.take()) {
         (Some(Ok(credentials)), None, None) => Ok(credentials),
         (Some(Ok((id, secret))), Some(form_id), None) if form_id == id => Ok((id, secret)),
         (None, Some(id), Some(secret)) => Ok((id, secret)),
-        (Some(_), _, Some(_)) => Err(oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "Use one client authentication method, not two.",
-        )),
-        _ => Err(oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "Client authentication failed.")),
+        (Some(_), _, Some(_)) => {
+            Err(refusal(StatusCode::BAD_REQUEST, "invalid_request", "Use one client authentication method, not two."))
+        }
+        _ => Err(refusal(StatusCode::UNAUTHORIZED, "invalid_client", "Client authentication failed.")),
     }
 }
 
@@ -127,7 +130,7 @@ pub async fn token(state: web::Data<AppState>, request: HttpRequest, body: web::
     let (mut form, (client_id, secret)) =
         match read_form(&request, &body).and_then(|mut form| Ok((client_credentials(&request, &mut form)?, form))) {
             Ok((credentials, form)) => (form, credentials),
-            Err(refusal) => return refusal,
+            Err(refusal) => return *refusal,
         };
     let scope = form.scope.take();
     // RFC 6749 clause 3.3: only scopes solgate knows may be granted.

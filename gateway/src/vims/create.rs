@@ -15,5 +15,5 @@ pub async fn create(state: web::Data<AppState>, tenant: Tenant, body: JsonBody) 
     let record = vims::sealed_record(&state.secrets, &document);
     vims::insert(&state.db, record.clone()).await?;
     tracing::info!(vim = %record.id, name = %record.name, vim_type = %record.vim_type, "VIM registered");
-    Ok(answer(StatusCode::CREATED, "vim", vims::shown(&record)))
+    Ok(answer(StatusCode::CREATED, "vim", &vims::shown(&record)))
 }

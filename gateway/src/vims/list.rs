@@ -12,5 +12,5 @@ use crate::state::AppState;
 pub async fn list(state: web::Data<AppState>, tenant: Tenant, req: HttpRequest) -> ApiResult<HttpResponse> {
     let query = ListQuery::parse(tenant.scope(), url::form_urlencoded::parse(req.query_string().as_bytes()))?;
     let listed = vims::list(&state.db, query).await?;
-    Ok(answer(StatusCode::OK, "vims", Value::Array(listed)))
+    Ok(answer(StatusCode::OK, "vims", &Value::Array(listed)))
 }

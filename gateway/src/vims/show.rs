@@ -10,5 +10,5 @@ use crate::state::AppState;
 /// GET /v1.0/vims/{id}: `{"vim": {...}}`.
 pub async fn show(state: web::Data<AppState>, tenant: Tenant, path: web::Path<String>) -> ApiResult<HttpResponse> {
     let record = vims::find_visible(&state.db, tenant.scope(), vim_id(&path)).await?;
-    Ok(answer(StatusCode::OK, "vim", vims::shown(&record)))
+    Ok(answer(StatusCode::OK, "vim", &vims::shown(&record)))
 }

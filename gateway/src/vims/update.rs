@@ -21,5 +21,5 @@ pub async fn update(
     let record = vims::amend(&state.outbound, &state.secrets, &record, &vim).await?;
     vims::store(&state.db, record.clone()).await?;
     tracing::info!(vim = %record.id, "VIM updated");
-    Ok(answer(StatusCode::OK, "vim", vims::shown(&record)))
+    Ok(answer(StatusCode::OK, "vim", &vims::shown(&record)))
 }
